@@ -1,0 +1,90 @@
+// nexp run, nexp validate.
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "app.hpp"
+#include "nexp/runtime/experiment.hpp"
+#include "nexp/runtime/logging.hpp"
+#include "nexp/runtime/runner.hpp"
+#include "nexp/runtime/tracking.hpp"
+
+namespace nexp::cli {
+
+namespace {
+
+struct RunArgs {
+  std::string config;
+  std::vector<std::string> overrides;
+  std::string resume;
+  std::string runs_dir;
+};
+
+std::vector<Override> parse_overrides(const std::vector<std::string>& texts) {
+  std::vector<Override> out;
+  for (const auto& t : texts) out.push_back(parse_override(t));
+  return out;
+}
+
+Experiment load(const RunArgs& args, App& app) {
+  auto overrides = parse_overrides(args.overrides);
+  if (!args.runs_dir.empty()) overrides.push_back(parse_override("runs_dir=" + args.runs_dir));
+  return load_experiment(args.config, overrides, app.registry());
+}
+
+void print_result(const RunResult& r, const std::vector<std::string>& selected) {
+  std::vector<std::vector<std::string>> rows;
+  // The config's metrics first, then the rest of the summary.
+  for (const auto& name : selected)
+    if (auto it = r.summary.find(name); it != r.summary.end()) rows.push_back({name, format_number(it->second)});
+  for (const auto& [name, value] : r.summary)
+    if (std::find(selected.begin(), selected.end(), name) == selected.end()) rows.push_back({name, format_number(value)});
+  if (!rows.empty()) print_table(std::cout, {"metric", "value"}, rows);
+  std::cout << "run: " << r.id << " " << r.folder.string() << std::endl;
+}
+
+}  // namespace
+
+void add_run_commands(CLI::App& cli, App& app) {
+  auto args = std::make_shared<RunArgs>();
+  auto* run = cli.add_subcommand("run", "Run an experiment: nexp run CONFIG [key=value ...]");
+  run->add_option("config", args->config, "the experiment's YAML file");
+  run->add_option("overrides", args->overrides, "overrides: a.b=v (set), +a.b=v (add), ~a.b (delete)");
+  run->add_option("--resume", args->resume, "continue an interrupted run (id, id prefix or folder) from its checkpoint");
+  run->add_option("--runs-dir", args->runs_dir, "where runs go (default: the config's runs_dir, else ./runs)");
+  run->callback([args, &app] {
+    RunOptions options;
+    options.command_line = app.argv_text;
+    options.overrides = args->overrides;
+    RunResult result;
+    std::vector<std::string> selected;
+    if (!args->resume.empty()) {
+      if (!args->config.empty() && args->config != args->resume)
+        throw ConfigError("`nexp run --resume RUN` continues a run with its saved config; give no config file or "
+                          "overrides with it");
+      const std::string runs_dir = args->runs_dir.empty() ? default_runs_dir() : args->runs_dir;
+      auto folder = locate_run(args->resume, runs_dir);
+      result = resume_run(folder, options, app.registry());
+    } else {
+      if (args->config.empty())
+        throw ConfigError("`nexp run` needs a config file: nexp run configs/<plugin>/<experiment>.yaml [key=value ...]");
+      Experiment e = load(*args, app);
+      selected = e.metrics;
+      result = run_experiment(e, options, app.registry());
+    }
+    print_result(result, selected);
+    if (result.exit_code() != 0) throw CLI::RuntimeError(result.exit_code());
+  });
+
+  auto vargs = std::make_shared<RunArgs>();
+  auto* validate = cli.add_subcommand("validate", "Check a config and its overrides against the schemas; print the resolved config");
+  validate->add_option("config", vargs->config, "the experiment's YAML file")->required();
+  validate->add_option("overrides", vargs->overrides, "overrides as for `nexp run`");
+  validate->callback([vargs, &app] {
+    Experiment e = load(*vargs, app);
+    std::cout << e.to_yaml_text();
+    logger().info("{} is valid ({} on {}, config hash {})", vargs->config, e.method, e.device, e.config_hash().substr(0, 12));
+  });
+}
+
+}  // namespace nexp::cli

@@ -1,0 +1,124 @@
+# nexp_add_plugin(): the one way to declare a plugin. Every link rule for a plugin lives here.
+#
+#   nexp_add_plugin(<slug>
+#     SOURCES <files...>     plugin.cpp (with NEXP_PLUGIN) and the method's sources
+#     [TESTS <files...>]     the plugin's own GoogleTest files, labelled `unit` and `<slug>`
+#     [SMOKE_CONFIG <file>]  the config the conformance suite runs (default: configs/<slug>/smoke.yaml)
+#     [NO_PCH]               the sources include no LibTorch header: skip the shared precompiled header
+#     [LIBRARIES <libs...>]  further Debian-packaged libraries the plugin links
+#     [OUTPUT_DIR <dir>]     where the .so goes (default: the folder `nexp` searches); test fixtures only
+#     [NO_CONFORMANCE]       skip the conformance test (test fixtures only)
+#     [NO_INSTALL])          not installed (test fixtures only)
+#
+# Produces libnexp_plugin_<slug>.so in the plugin folder that `nexp` searches, a unit-test executable
+# (built from the same object files, so every source compiles once) and the conformance test.
+include_guard(GLOBAL)
+
+set(NEXP_PLUGIN_VERSION_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/nexp_plugin.map)
+
+# Compile settings every nexp target shares. The flags must be identical across targets for the one
+# LibTorch precompiled header to be reused, so they live in one place.
+function(nexp_target_defaults target)
+  target_compile_options(${target} PRIVATE -Wall -Wextra -fPIC)
+  if(NEXP_WARNINGS_AS_ERRORS)
+    target_compile_options(${target} PRIVATE -Werror)
+  endif()
+  set_target_properties(${target} PROPERTIES CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
+endfunction()
+
+# Reuse the single precompiled <torch/torch.h> (a TU drops from ~20 s to ~7 s) when it exists:
+# in the nexp tree it does; an out-of-tree plugin builds without it.
+function(nexp_use_torch_pch target)
+  if(TARGET nexp_torch_pch)
+    target_precompile_headers(${target} REUSE_FROM nexp_torch_pch)
+  endif()
+endfunction()
+
+function(nexp_add_plugin slug)
+  cmake_parse_arguments(P "NO_PCH;NO_CONFORMANCE;NO_INSTALL" "SMOKE_CONFIG;OUTPUT_DIR" "SOURCES;TESTS;LIBRARIES" ${ARGN})
+  if(NOT P_OUTPUT_DIR)
+    set(P_OUTPUT_DIR ${NEXP_PLUGIN_OUTPUT_DIR})
+  endif()
+  if(NOT slug MATCHES "^[a-z][a-z0-9_]*$")
+    message(FATAL_ERROR "nexp_add_plugin: slug '${slug}' must be lower-case letters, digits and '_', "
+                        "starting with a letter (it names the folder, the .so and the method prefix)")
+  endif()
+  if(NOT P_SOURCES)
+    message(FATAL_ERROR "nexp_add_plugin(${slug}): SOURCES is empty; list plugin.cpp and the method's sources")
+  endif()
+  if(TARGET nexp::core)
+    set(_core nexp::core)
+  else()
+    set(_core nexp_core)
+  endif()
+
+  # The sources compile once, into objects shared by the .so and the test executable.
+  set(_objects nexp_${slug}_objects)
+  add_library(${_objects} OBJECT ${P_SOURCES})
+  nexp_target_defaults(${_objects})
+  target_link_libraries(${_objects} PUBLIC ${_core} ${P_LIBRARIES})
+  target_include_directories(${_objects} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
+  if(NOT P_NO_PCH)
+    nexp_use_torch_pch(${_objects})
+  endif()
+
+  set(_plugin nexp_plugin_${slug})
+  add_library(${_plugin} MODULE $<TARGET_OBJECTS:${_objects}>)
+  target_link_libraries(${_plugin} PRIVATE ${_core} ${TORCH_LIBRARIES} ${P_LIBRARIES})
+  # --no-as-needed keeps libtorch_cuda (linked for its side effects) from being dropped; -z defs makes
+  # an unresolved symbol a link error here instead of a dlopen failure on a user's machine.
+  target_link_options(${_plugin} PRIVATE
+    -Wl,--no-as-needed -Wl,-z,defs -Wl,--version-script=${NEXP_PLUGIN_VERSION_SCRIPT})
+  set_target_properties(${_plugin} PROPERTIES
+    PREFIX "lib"
+    OUTPUT_NAME nexp_plugin_${slug}
+    LIBRARY_OUTPUT_DIRECTORY ${P_OUTPUT_DIR}
+    CXX_VISIBILITY_PRESET hidden
+    VISIBILITY_INLINES_HIDDEN ON
+    LINK_DEPENDS ${NEXP_PLUGIN_VERSION_SCRIPT}
+    # Installed next to libnexp_core.so's folder: lib/nexp/plugins -> lib.
+    INSTALL_RPATH "$ORIGIN:$ORIGIN/../.."
+    BUILD_RPATH "$ORIGIN;$<TARGET_FILE_DIR:${_core}>")
+  if(NEXP_INSTALL_PLUGIN_DIR AND NOT P_NO_INSTALL)
+    install(TARGETS ${_plugin} LIBRARY DESTINATION ${NEXP_INSTALL_PLUGIN_DIR})
+  endif()
+
+  if(NOT DEFINED P_SMOKE_CONFIG)
+    if(DEFINED NEXP_CONFIGS_DIR)
+      set(P_SMOKE_CONFIG ${NEXP_CONFIGS_DIR}/${slug}/smoke.yaml)
+    else()
+      set(P_SMOKE_CONFIG ${CMAKE_CURRENT_SOURCE_DIR}/configs/smoke.yaml)
+    endif()
+  endif()
+
+  if(BUILD_TESTING OR NEXP_BUILD_TESTS)
+    if(P_TESTS)
+      set(_tests nexp_${slug}_tests)
+      add_executable(${_tests} ${P_TESTS})
+      nexp_target_defaults(${_tests})
+      target_link_libraries(${_tests} PRIVATE ${_objects} GTest::gtest GTest::gtest_main)
+      if(NOT P_NO_PCH)
+        nexp_use_torch_pch(${_tests})
+      endif()
+      include(GoogleTest)
+      gtest_discover_tests(${_tests}
+        TEST_PREFIX "${slug}."
+        DISCOVERY_MODE PRE_TEST
+        PROPERTIES LABELS "unit;${slug}" ENVIRONMENT "OMP_NUM_THREADS=1;OMP_WAIT_POLICY=PASSIVE"
+                   WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+    endif()
+    # The shared conformance suite (tests/conformance): loads the .so through the real loader.
+    if(TARGET nexp_conformance)
+      set(_runner $<TARGET_FILE:nexp_conformance>)
+    elseif(DEFINED NEXP_CONFORMANCE_RUNNER)
+      set(_runner ${NEXP_CONFORMANCE_RUNNER})
+    endif()
+    if(DEFINED _runner AND NOT P_NO_CONFORMANCE)
+      add_test(NAME conformance.${slug}
+               COMMAND ${_runner} --plugin $<TARGET_FILE:${_plugin}> --config ${P_SMOKE_CONFIG})
+      set_tests_properties(conformance.${slug} PROPERTIES
+        LABELS "conformance;${slug}" ENVIRONMENT "OMP_NUM_THREADS=1;OMP_WAIT_POLICY=PASSIVE"
+        WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+    endif()
+  endif()
+endfunction()

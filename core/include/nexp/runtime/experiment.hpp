@@ -1,0 +1,90 @@
+#pragma once
+// An experiment config: YAML plus command-line overrides, interpolated, validated against the
+// registry's schemas, and resolved to typed values before anything runs.
+//
+// Top-level keys: experiment, method, params, dataset, device, seed, metrics, objective, sweep,
+// slurm, threads, runs_dir. See docs in README.md ("Config").
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "nexp/config.hpp"
+#include "nexp/metric.hpp"
+#include "nexp/runtime/registry.hpp"
+
+namespace nexp {
+
+// One command-line override: `a.b=v` (set an existing key), `+a.b=v` (add a new one), `~a.b` (delete).
+struct NEXP_API Override {
+  enum class Kind { Set, Add, Remove };
+  Kind kind = Kind::Set;
+  std::string key;    // dotted path
+  std::string value;  // raw text after '=', parsed as YAML (so `[1, 2]` is a list)
+  std::string text;   // as typed
+};
+
+NEXP_API Override parse_override(const std::string& text);  // throws ConfigError
+
+struct NEXP_API Objective {
+  std::string metric;
+  Direction mode = Direction::Maximize;
+};
+
+struct NEXP_API Experiment {
+  std::string experiment;  // names runs/<experiment>/; defaults to the config file's stem
+  std::string method;
+  Params params;
+  std::string dataset;  // empty when the config names none
+  Params dataset_params;
+  std::string device = "auto";
+  Params device_options;
+  std::uint64_t seed = 0;
+  std::vector<std::string> metrics;
+  std::optional<Objective> objective;
+  int threads = 0;  // 0: every core
+  std::string runs_dir = "runs";
+  YAML::Node sweep;  // the raw `sweep:` block (null when absent); expanded by the sweep module
+  YAML::Node slurm;  // the raw `slurm:` block
+  std::filesystem::path source;  // the config file
+
+  // The resolved config, every default filled in, keys in a fixed order (what config.yaml holds).
+  YAML::Node to_yaml() const;
+  std::string to_yaml_text() const;
+  // SHA-256 of what determines the result: the resolved config less experiment, runs_dir, threads,
+  // sweep and slurm. Two runs with the same hash compute the same thing.
+  std::string config_hash() const;
+};
+
+// Reads `file`, applies the overrides in order, resolves ${a.b} and ${env:NAME[,default]}, validates
+// every section against the registry. Throws ConfigError with file, line, key, expected, found and
+// the closest valid key.
+NEXP_API Experiment load_experiment(const std::filesystem::path& file,
+                                    const std::vector<Override>& overrides, const Registry& registry);
+
+// The same from an already parsed tree (the sweep module builds trial configs this way).
+NEXP_API Experiment resolve_experiment(YAML::Node root, const std::filesystem::path& source,
+                                       const std::vector<Override>& overrides,
+                                       const Registry& registry);
+
+// Parses YAML text from a file with a one-paragraph error on failure (file, line, column, what).
+NEXP_API YAML::Node read_yaml_file(const std::filesystem::path& file);
+
+// Applies overrides to a raw tree (no validation). Used by load_experiment and the sweep module.
+NEXP_API void apply_overrides(YAML::Node& root, const std::vector<Override>& overrides,
+                              const std::filesystem::path& source, const Registry& registry);
+
+// Values <-> YAML for a schema: `node` (a map) is validated against `schema`; unknown keys, wrong
+// types and out-of-range values are ConfigErrors that name `section` (e.g. "params"), the file and
+// the line. Missing keys take the schema's default.
+NEXP_API Params params_from_yaml(const YAML::Node& node, const Schema& schema, const std::string& section,
+                                 const std::string& owner, const std::filesystem::path& source);
+NEXP_API YAML::Node params_to_yaml(const Params& params, const Schema& schema);
+
+// The closest string by edit distance, or "" when nothing is close.
+NEXP_API std::string closest(const std::string& word, const std::vector<std::string>& candidates);
+
+}  // namespace nexp

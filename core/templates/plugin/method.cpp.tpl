@@ -1,0 +1,68 @@
+#include "@SLUG@.hpp"
+
+#include <fmt/format.h>
+
+#include <fstream>
+
+namespace @SLUG@ {
+
+std::string LinearData::describe() const {
+  return fmt::format("@SLUG@.linear: {} samples, {} features", x.size(0), x.size(1));
+}
+
+std::shared_ptr<nexp::Dataset> make_linear(const nexp::Params& p, nexp::RunContext&) {
+  // Core seeded torch's generator from the run's seed before building the dataset.
+  auto d = std::make_shared<LinearData>();
+  const auto n = p.get_int("n"), dim = p.get_int("d");
+  d->x = at::randn({n, dim}, at::kDouble);
+  d->w_true = at::randn({dim}, at::kDouble);
+  d->y = d->x.matmul(d->w_true) + p.get_float("noise") * at::randn({n}, at::kDouble);
+  return d;
+}
+
+at::Tensor gradient_step(const at::Tensor& x, const at::Tensor& y, const at::Tensor& w, double lr) {
+  const double n = static_cast<double>(x.size(0));
+  at::Tensor grad = (2.0 / n) * x.t().matmul(x.matmul(w) - y);
+  return w - lr * grad;
+}
+
+double mse(const at::Tensor& x, const at::Tensor& y, const at::Tensor& w) {
+  return (x.matmul(w) - y).pow(2).mean().item<double>();
+}
+
+void run_fit(nexp::RunContext& ctx) {
+  const auto& data = ctx.dataset_as<LinearData>();
+  const auto steps = ctx.params().get_int("steps");
+  const auto every = ctx.params().get_int("checkpoint_every");
+  const double lr = ctx.params().get_float("lr");
+
+  at::Tensor w = at::zeros({data.x.size(1)}, at::kDouble);
+  std::int64_t step = 0;
+  if (auto dir = ctx.checkpoint()) {  // resuming: continue from the saved weights
+    w = at::empty_like(w);
+    std::ifstream in(*dir / "w.bin", std::ios::binary);
+    in.read(static_cast<char*>(w.data_ptr()), static_cast<std::streamsize>(w.numel() * sizeof(double)));
+    std::ifstream(*dir / "step.txt") >> step;
+    ctx.restore_rng_state();
+  }
+  auto bar = ctx.progress(steps, "fit");
+  bar.set(step);
+  while (step < steps) {
+    w = gradient_step(data.x, data.y, w, lr);
+    ++step;
+    bar.advance();
+    if (step % every == 0 || step == steps) {
+      ctx.log_metrics(step, {{"mse", mse(data.x, data.y, w)}});
+      ctx.save_checkpoint([&](const std::filesystem::path& dir) {
+        std::ofstream out(dir / "w.bin", std::ios::binary);
+        out.write(static_cast<const char*>(w.data_ptr()), static_cast<std::streamsize>(w.numel() * sizeof(double)));
+        std::ofstream(dir / "step.txt") << step;
+      });
+      if (ctx.stop_requested()) return;  // core marks the run interrupted; --resume continues here
+    }
+  }
+  ctx.summary("mse", mse(data.x, data.y, w));
+  ctx.summary("weight_error", (w - data.w_true).norm().item<double>());
+}
+
+}  // namespace @SLUG@

@@ -1,0 +1,92 @@
+// The loader refuses each kind of bad plugin with a message naming the file, the expected and the found.
+#include <gtest/gtest.h>
+
+#include "support.hpp"
+
+using namespace nexp;
+using namespace nexp::test;
+
+namespace {
+std::string refusal(Registry& r, const std::filesystem::path& file) {
+  try {
+    load_plugin(r, file);
+  } catch (const PluginError& e) {
+    return e.what();
+  }
+  return "";
+}
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+}  // namespace
+
+TEST(Loader, LoadsTheScaffoldPlugin) {
+  Registry r;
+  const PluginRecord& p = load_plugin(r, fixture("scaffold_check"));
+  EXPECT_EQ(p.name, "scaffold_check");
+  EXPECT_EQ(p.fingerprint, build_fingerprint());
+  ASSERT_NE(r.find_method("scaffold_check.fit"), nullptr);
+  EXPECT_TRUE(r.find_method("scaffold_check.fit")->resumable);
+  ASSERT_NE(r.find_metric("mse", "scaffold_check"), nullptr);
+  EXPECT_EQ(r.find_metric("mse", "scaffold_check")->name, "scaffold_check.mse");
+  EXPECT_EQ(r.find_metric("mse", "scaffold_check")->direction, Direction::Minimize);
+}
+
+TEST(Loader, RefusesAWrongAbiVersion) {
+  Registry r;
+  auto msg = refusal(r, fixture("fixture_wrong_abi"));
+  EXPECT_TRUE(contains(msg, "plugin ABI version " + std::to_string(NEXP_ABI_VERSION + 41))) << msg;
+  EXPECT_TRUE(contains(msg, "supports version " + std::to_string(NEXP_ABI_VERSION))) << msg;
+  EXPECT_TRUE(contains(msg, "libnexp_plugin_fixture_wrong_abi.so")) << msg;
+}
+
+TEST(Loader, RefusesAMissingEntryPoint) {
+  Registry r;
+  auto msg = refusal(r, fixture("fixture_no_entry"));
+  EXPECT_TRUE(contains(msg, "no entry point 'nexp_plugin_get_info'")) << msg;
+  EXPECT_TRUE(contains(msg, "libnexp_plugin_fixture_no_entry.so")) << msg;
+}
+
+TEST(Loader, RollsBackAThrowingRegistration) {
+  Registry r;
+  auto msg = refusal(r, fixture("fixture_throws"));
+  EXPECT_TRUE(contains(msg, "fixture registration failure")) << msg;
+  EXPECT_TRUE(contains(msg, "Nothing of it was registered")) << msg;
+  EXPECT_EQ(r.find_method("fixture_throws.half"), nullptr);
+  EXPECT_EQ(r.plugin("fixture_throws"), nullptr);
+}
+
+TEST(Loader, RefusesADuplicateNameNamingBothFiles) {
+  Registry r;
+  load_plugin(r, fixture("scaffold_check"));
+  auto msg = refusal(r, fixture("fixture_duplicate"));
+  EXPECT_TRUE(contains(msg, "libnexp_plugin_scaffold_check.so")) << msg;
+  EXPECT_TRUE(contains(msg, "libnexp_plugin_fixture_duplicate.so")) << msg;
+  EXPECT_EQ(r.find_method("scaffold_check.other"), nullptr);
+}
+
+TEST(Loader, RefusesAForeignFingerprint) {
+  Registry r;
+  auto msg = refusal(r, fixture("fixture_fingerprint"));
+  EXPECT_TRUE(contains(msg, "found 'gcc 99'")) << msg;
+  EXPECT_TRUE(contains(msg, "expected 'gcc " + std::to_string(__GNUC__) + "'")) << msg;
+}
+
+TEST(Loader, RefusesAFileThatIsNotASharedObject) {
+  Registry r;
+  TempDir dir;
+  auto file = dir.write("libnexp_plugin_text.so", "this is not an ELF file\n");
+  auto msg = refusal(r, file);
+  EXPECT_TRUE(contains(msg, "is not a shared object")) << msg;
+  EXPECT_TRUE(contains(msg, file.string())) << msg;
+}
+
+TEST(Loader, LoadPluginsKeepsGoingPastARefusal) {
+  Registry r;
+  TempDir dir;
+  std::filesystem::copy_file(fixture("scaffold_check"), dir.path / "libnexp_plugin_scaffold_check.so");
+  dir.write("libnexp_plugin_broken.so", "garbage");
+  auto failures = load_plugins(r, {dir.path});
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_TRUE(contains(failures[0].path, "libnexp_plugin_broken.so"));
+  EXPECT_NE(r.plugin("scaffold_check"), nullptr);
+  EXPECT_EQ(r.failures().size(), 1u);
+}
