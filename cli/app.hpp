@@ -17,6 +17,9 @@ struct App {
   bool verbose = false;
   std::string argv_text;  // the command line as typed, for meta.json
 
+  // The nexp executable and the global flags a child process (a sweep's trial) needs.
+  std::vector<std::string> child_command() const;
+
   // The registry with every plugin loaded (on first use, from the main thread). Refused plugins are
   // reported as warnings; a config that needs one says why it is missing.
   Registry& registry();
@@ -32,7 +35,21 @@ std::string format_number(double v);
 // The default runs folder: $NEXP_RUNS_DIR, else ./runs.
 std::string default_runs_dir();
 
+// `nexp run` of a sweep (-m, or a config with a sweep: block).
+struct SweepArgs {
+  std::string config;
+  std::vector<std::string> overrides;
+  std::string runs_dir;
+  bool dry_run = false, force = false, retry_failed = false, requeue = false, no_wait = false;
+  int jobs = 1, samples = -1;
+  double trial_timeout = 0;
+  std::string launcher = "local";
+  std::string signal = "USR1@90";
+};
+int run_sweep(App& app, const SweepArgs& args);  // returns the exit code (cmd_sweep.cpp)
+
 void add_run_commands(CLI::App& cli, App& app);      // run, validate (cmd_run.cpp)
+void add_sweep_commands(CLI::App& cli, App& app);    // run-trial, sweep status (cmd_sweep.cpp)
 void add_catalog_commands(CLI::App& cli, App& app);  // list, describe, devices (cmd_catalog.cpp)
 void add_runs_commands(CLI::App& cli, App& app);     // runs, show, compare, export (cmd_runs.cpp)
 void add_new_plugin_command(CLI::App& cli, App& app);  // new-plugin (cmd_new_plugin.cpp)

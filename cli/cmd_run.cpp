@@ -7,6 +7,7 @@
 #include "nexp/runtime/experiment.hpp"
 #include "nexp/runtime/logging.hpp"
 #include "nexp/runtime/runner.hpp"
+#include "nexp/runtime/sweep.hpp"
 #include "nexp/runtime/tracking.hpp"
 
 namespace nexp::cli {
@@ -18,16 +19,12 @@ struct RunArgs {
   std::vector<std::string> overrides;
   std::string resume;
   std::string runs_dir;
+  bool multirun = false;
+  SweepArgs sweep;
 };
 
-std::vector<Override> parse_overrides(const std::vector<std::string>& texts) {
-  std::vector<Override> out;
-  for (const auto& t : texts) out.push_back(parse_override(t));
-  return out;
-}
-
 Experiment load(const RunArgs& args, App& app) {
-  auto overrides = parse_overrides(args.overrides);
+  auto overrides = split_overrides(args.overrides, /*multirun=*/false).overrides;
   if (!args.runs_dir.empty()) overrides.push_back(parse_override("runs_dir=" + args.runs_dir));
   return load_experiment(args.config, overrides, app.registry());
 }
@@ -52,7 +49,27 @@ void add_run_commands(CLI::App& cli, App& app) {
   run->add_option("overrides", args->overrides, "overrides: a.b=v (set), +a.b=v (add), ~a.b (delete)");
   run->add_option("--resume", args->resume, "continue an interrupted run (id, id prefix or folder) from its checkpoint");
   run->add_option("--runs-dir", args->runs_dir, "where runs go (default: the config's runs_dir, else ./runs)");
+  auto& sw = args->sweep;
+  run->add_flag("-m,--multirun", args->multirun, "sweep: overrides like a=1,2 or a=range(0,5) become axes");
+  run->add_flag("--dry-run", sw.dry_run, "sweep: print the expanded trials, run nothing");
+  run->add_option("--jobs,-j", sw.jobs, "sweep: trials at once (local), or the array's parallel limit (slurm)")->check(CLI::PositiveNumber);
+  run->add_option("--launcher", sw.launcher, "sweep: local (child processes) or slurm (one job array)")
+      ->check(CLI::IsMember({"local", "slurm"}));
+  run->add_option("--trial-timeout", sw.trial_timeout, "sweep: seconds after which a trial is stopped and marked failed");
+  run->add_option("--samples", sw.samples, "sweep: draws of the sampled axes per grid point (overrides sweep.samples)");
+  run->add_flag("--retry-failed", sw.retry_failed, "sweep: run failed trials again");
+  run->add_flag("--force", sw.force, "sweep: continue in a sweep folder whose definition changed");
+  run->add_flag("--requeue", sw.requeue, "slurm: requeue a task stopped by pre-emption or the time limit");
+  run->add_option("--signal", sw.signal, "slurm: signal and lead time before the limit, SIG@seconds (default USR1@90)");
+  run->add_flag("--no-wait", sw.no_wait, "slurm: return after submitting");
   run->callback([args, &app] {
+    if (args->resume.empty() && !args->config.empty() && (args->multirun || config_has_sweep(args->config))) {
+      args->sweep.config = args->config;
+      args->sweep.overrides = args->overrides;
+      args->sweep.runs_dir = args->runs_dir;
+      if (int rc = run_sweep(app, args->sweep); rc != 0) throw CLI::RuntimeError(rc);
+      return;
+    }
     RunOptions options;
     options.command_line = app.argv_text;
     options.overrides = args->overrides;

@@ -52,6 +52,7 @@ int main(int argc, char** argv) {
   cli.require_subcommand(1);
   cli.fallthrough();
   cli::add_run_commands(cli, app);
+  cli::add_sweep_commands(cli, app);
   cli::add_catalog_commands(cli, app);
   cli::add_runs_commands(cli, app);
   cli::add_new_plugin_command(cli, app);

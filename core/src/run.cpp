@@ -441,7 +441,7 @@ RunResult execute(const Experiment& e, const RunOptions& options, Registry& regi
   SignalScope signals(options.handle_signals);
 
   auto log = make_run_logger(e.method, folder / "log.txt");
-  const int threads = configure_threads(e.threads);
+  const int threads = configure_threads(options.threads > 0 ? options.threads : e.threads);
   at::manual_seed(e.seed);
   RunContextImpl ctx(e, method, folder, device, threads, log, checkpoint, options.stop_after_checkpoints);
   if (checkpoint) {

@@ -22,6 +22,7 @@ struct NEXP_API RunOptions {
   std::string sweep;                        // the sweep folder this run belongs to, if any
   int trial = -1;                           // its index in the sweep
   bool handle_signals = true;               // SIGINT/SIGTERM/SIGUSR1 request a stop
+  int threads = 0;                          // > 0: use this many threads whatever the config says
   // For tests of resume: request a stop right after the n-th checkpoint is committed (0: never).
   int stop_after_checkpoints = 0;
 };
