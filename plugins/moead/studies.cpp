@@ -1,0 +1,280 @@
+// The two headline experiments as single runs that loop internally: every (algorithm, distortion, n,
+// seed) is one independent job for oneTBB; the tables are written to the run's artifacts folder.
+#include <fmt/format.h>
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <tuple>
+
+#include "methods.hpp"
+#include "stats.hpp"
+
+namespace moead {
+
+const std::vector<std::string>& study_algorithm_names() {
+  static const std::vector<std::string> names = {"gsemo", "classic_ws", "classic_tch", "classic_pbi",
+                                                 "self_adjusting"};
+  return names;
+}
+
+Algorithm parse_study_algorithm(const std::string& label, Settings& s) {
+  if (label == "gsemo") return Algorithm::Gsemo;
+  if (label == "self_adjusting") return Algorithm::SelfAdjusting;
+  if (label.rfind("classic_", 0) == 0) {
+    s.scalarizer = parse_scalarizer(label.substr(8));
+    return Algorithm::Classic;
+  }
+  throw nexp::ConfigError(fmt::format("unknown algorithm '{}': expected one of {{{}}}", label,
+                                      fmt::join(study_algorithm_names(), ", ")));
+}
+
+namespace {
+
+// A stable hash of a cell's name (std::hash may differ between standard libraries).
+std::uint64_t fnv1a(const std::string& text) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (unsigned char c : text) h = (h ^ c) * 0x100000001b3ULL;
+  return h;
+}
+
+struct Job {
+  std::string algorithm, distortion;
+  int n = 0, seed_index = 0;
+  RunResult result;
+};
+
+struct StudySetup {
+  std::string problem;
+  std::vector<std::string> algorithms, distortions;
+  std::vector<int> ns;
+  int seeds = 0;
+  std::int64_t budget = 0;  // 0: n^4
+  Settings base;
+  std::map<std::pair<std::string, int>, std::shared_ptr<const Problem>> problems;
+};
+
+StudySetup read_setup(const nexp::Params& p) {
+  StudySetup st;
+  st.problem = p.get_string("problem");
+  st.algorithms = p.get_strings("algorithms");
+  st.distortions = p.get_strings("distortions");
+  for (auto n : p.get_ints("ns")) st.ns.push_back(static_cast<int>(n));
+  st.seeds = static_cast<int>(p.get_int("seeds"));
+  st.budget = p.get_int("budget");
+  st.base.mutation = p.get_string("mutation") == "power_law" ? MutationKind::PowerLaw : MutationKind::Standard;
+  st.base.power_law_beta = p.get_float("power_law_beta");
+  st.base.archive = p.get_bool("archive");
+  for (const auto& d : st.distortions)
+    for (int n : st.ns) st.problems[{d, n}] = make_problem(st.problem, n, d, "identity");
+  return st;
+}
+
+// Runs every job in parallel, longest budgets first so the tail of the schedule stays short.
+void run_jobs(nexp::RunContext& ctx, const StudySetup& st, std::vector<Job>& jobs) {
+  std::stable_sort(jobs.begin(), jobs.end(), [](const Job& a, const Job& b) { return a.n > b.n; });
+  auto bar = ctx.progress(static_cast<std::int64_t>(jobs.size()), "runs");
+  tbb::parallel_for(std::size_t{0}, jobs.size(), [&](std::size_t i) {
+    Job& job = jobs[i];
+    Settings s = st.base;
+    const Algorithm a = parse_study_algorithm(job.algorithm, s);
+    s.budget = st.budget > 0 ? st.budget : default_budget(job.n);
+    const std::uint64_t cell = fnv1a(fmt::format("{}/{}/{}/{}", job.algorithm, job.distortion, job.n, job.seed_index));
+    job.result = run_algorithm(a, *st.problems.at({job.distortion, job.n}), s, derive_seed(ctx.seed(), cell));
+    bar.advance();
+  });
+}
+
+void write_jobs_csv(const std::filesystem::path& file, const std::vector<Job>& jobs) {
+  std::ofstream out(file);
+  out << "algorithm,distortion,n,seed,evaluations,evaluations_to_front,archive_evaluations_to_front,coverage,"
+         "archive_coverage,hypervolume,population,seconds\n";
+  for (const auto& j : jobs) {
+    const auto& r = j.result;
+    out << fmt::format("{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{},{:.4f}\n", j.algorithm, j.distortion, j.n,
+                       j.seed_index, r.evaluations, r.evals_to_front, r.evals_to_front_archive, r.coverage,
+                       r.archive_coverage, r.hypervolume, r.population, r.seconds);
+  }
+}
+
+using CellKey = std::tuple<std::string, std::string, int>;  // algorithm, distortion, n
+
+std::map<CellKey, std::vector<const RunResult*>> by_cell(const std::vector<Job>& jobs) {
+  std::map<CellKey, std::vector<const RunResult*>> cells;
+  for (const auto& j : jobs) cells[{j.algorithm, j.distortion, j.n}].push_back(&j.result);
+  return cells;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- coverage table
+
+void run_coverage_table(nexp::RunContext& ctx) {
+  StudySetup st = read_setup(ctx.params());
+  std::vector<Job> jobs;
+  for (const auto& a : st.algorithms)
+    for (const auto& d : st.distortions)
+      for (int n : st.ns)
+        for (int s = 0; s < st.seeds; ++s) jobs.push_back({a, d, n, s, {}});
+  ctx.log().info("coverage table on {}: {} algorithms x {} distortions x {} sizes x {} seeds = {} runs", st.problem,
+                 st.algorithms.size(), st.distortions.size(), st.ns.size(), st.seeds, jobs.size());
+  run_jobs(ctx, st, jobs);
+  write_jobs_csv(ctx.artifacts_dir() / "coverage_runs.csv", jobs);
+
+  // Per cell: how often and how far the population covered the front; for classic decompositions also
+  // the enumerated optima of the N = n+1 uniform subproblems (the holes as a computed fact).
+  std::ofstream csv(ctx.artifacts_dir() / "coverage_table.csv");
+  csv << "algorithm,distortion,n,runs,success_rate,mean_coverage,min_coverage,archive_success_rate,"
+         "mean_archive_coverage,median_evaluations_to_front,mean_hypervolume,optima_unique,optima_reachable,"
+         "front_size\n";
+  std::map<CellKey, std::string> shown;
+  double sa_min = 1, sa_success = 0, sa_runs = 0, classic_cov = 0, classic_runs = 0, tch_holes = 0;
+  for (const auto& [key, runs] : by_cell(jobs)) {
+    const auto& [alg, dist, n] = key;
+    const Problem& problem = *st.problems.at({dist, n});
+    std::vector<double> cov, acov, hv, t;
+    double succ = 0, asucc = 0;
+    for (const RunResult* r : runs) {
+      cov.push_back(r->coverage), acov.push_back(r->archive_coverage), hv.push_back(r->hypervolume);
+      succ += r->success(), asucc += r->evals_to_front_archive >= 0;
+      if (r->success()) t.push_back(static_cast<double>(r->evals_to_front));
+    }
+    const double k = static_cast<double>(runs.size());
+    std::string unique = "", reachable = "";
+    if (alg.rfind("classic_", 0) == 0) {
+      const auto optima = enumerate_optima(problem, parse_scalarizer(alg.substr(8)), n + 1, 5.0L);
+      unique = std::to_string(optima.unique()), reachable = std::to_string(optima.reachable());
+      if (alg == "classic_tch") tch_holes += static_cast<double>(optima.holes().size());
+    }
+    const double min_cov = *std::min_element(cov.begin(), cov.end());
+    csv << fmt::format("{},{},{},{},{:.3f},{:.4f},{:.4f},{:.3f},{:.4f},{},{:.4f},{},{},{}\n", alg, dist, n,
+                       runs.size(), succ / k, mean(cov), min_cov, asucc / k, st.base.archive ? mean(acov) : -1.0,
+                       t.empty() ? -1.0 : median(t), mean(hv), unique, reachable, problem.front_size());
+    shown[key] = fmt::format("{:.2f} ({:.0f}%)", mean(cov), 100 * succ / k);
+    if (alg == "self_adjusting") {
+      sa_min = std::min(sa_min, min_cov), sa_success += succ, sa_runs += k;
+    } else if (alg.rfind("classic_", 0) == 0) {
+      for (double c : cov) classic_cov += c;
+      classic_runs += k;
+    }
+  }
+
+  // Markdown: rows algorithm x n, columns distortions; "mean coverage (share of runs that covered)".
+  std::ofstream md(ctx.artifacts_dir() / "coverage_table.md");
+  md << fmt::format("Final population coverage |front found|/|front| on {} (mean over {} seeds; in brackets the "
+                    "share of runs whose population held the whole front within the budget).\n\n",
+                    st.problem, st.seeds);
+  md << "| algorithm | n |";
+  for (const auto& d : st.distortions) md << " " << d << " |";
+  md << "\n|---|---|";
+  for (std::size_t i = 0; i < st.distortions.size(); ++i) md << "---|";
+  md << "\n";
+  for (const auto& a : st.algorithms)
+    for (int n : st.ns) {
+      md << "| " << a << " | " << n << " |";
+      for (const auto& d : st.distortions) md << " " << shown[{a, d, n}] << " |";
+      md << "\n";
+    }
+  md << "\nFront points that are the unique optimum / an optimum of some subproblem of the classic decomposition "
+        "with n+1 uniform weights (enumerated over every attainable objective vector, z = ideal point):\n\n";
+  md << "| decomposition | n |";
+  for (const auto& d : st.distortions) md << " " << d << " |";
+  md << "\n|---|---|";
+  for (std::size_t i = 0; i < st.distortions.size(); ++i) md << "---|";
+  md << "\n";
+  for (const char* s : {"ws", "tch", "pbi"})
+    for (int n : st.ns) {
+      md << "| " << s << " | " << n << " |";
+      for (const auto& d : st.distortions) {
+        const Problem& problem = *st.problems.at({d, n});
+        const auto o = enumerate_optima(problem, parse_scalarizer(s), n + 1, 5.0L);
+        md << fmt::format(" {}/{} of {} |", o.unique(), o.reachable(), problem.front_size());
+      }
+      md << "\n";
+    }
+
+  ctx.summary("sa_min_coverage", sa_runs > 0 ? sa_min : -1.0);
+  ctx.summary("sa_success", sa_runs > 0 ? sa_success / sa_runs : -1.0);
+  ctx.summary("classic_mean_coverage", classic_runs > 0 ? classic_cov / classic_runs : -1.0);
+  ctx.summary("tch_holes", tch_holes);
+  ctx.log().info("self-adjusting: min coverage {:.3f}, success {:.3f}; classic mean coverage {:.3f}", sa_min,
+                 sa_runs > 0 ? sa_success / sa_runs : -1.0, classic_runs > 0 ? classic_cov / classic_runs : -1.0);
+}
+
+// ---------------------------------------------------------------- runtime scaling
+
+void run_runtime_scaling(nexp::RunContext& ctx) {
+  StudySetup st = read_setup(ctx.params());
+  const int resamples = static_cast<int>(ctx.params().get_int("bootstrap"));
+  std::vector<Job> jobs;
+  for (const auto& a : st.algorithms)
+    for (const auto& d : st.distortions) {
+      // GSEMO decides by dominance alone, which a monotone distortion does not change: one distortion
+      // stands for all (the tests check the invariance run for run).
+      if (a == "gsemo" && d != st.distortions.front()) continue;
+      for (int n : st.ns)
+        for (int s = 0; s < st.seeds; ++s) jobs.push_back({a, d, n, s, {}});
+    }
+  ctx.log().info("runtime scaling on {}: {} runs over n = {}", st.problem, jobs.size(), fmt::join(st.ns, ", "));
+  run_jobs(ctx, st, jobs);
+  write_jobs_csv(ctx.artifacts_dir() / "scaling_runs.csv", jobs);
+  const auto cells = by_cell(jobs);
+
+  std::ofstream cells_csv(ctx.artifacts_dir() / "scaling_cells.csv");
+  cells_csv << "algorithm,distortion,n,runs,successes,mean_evaluations,median_evaluations,sd_evaluations,"
+               "mean_over_n3,mean_over_n4\n";
+  std::ofstream slopes_csv(ctx.artifacts_dir() / "scaling_slopes.csv");
+  slopes_csv << "algorithm,distortion,slope,ci_lo,ci_hi,all_covered,largest_n,mean_over_n3_at_largest_n\n";
+  std::ofstream md(ctx.artifacts_dir() / "scaling.md");
+  md << fmt::format("Evaluations until the population holds the whole front of {}, n = {} ({} seeds each). Slope: "
+                    "least squares of log(mean) on log(n); 95% percentile bootstrap over seeds ({} resamples).\n\n",
+                    st.problem, fmt::join(st.ns, ", "), st.seeds, resamples);
+  md << "| algorithm | distortion | mean evaluations at n = " << fmt::format("{}", fmt::join(st.ns, " / "))
+     << " | slope [95% CI] | all runs covered |\n|---|---|---|---|---|\n";
+
+  double gsemo_slope = NAN, sa_max = -INFINITY, sa_max_hi = -INFINITY;
+  for (const auto& a : st.algorithms)
+    for (const auto& d : st.distortions) {
+      if (!cells.count({a, d, st.ns.front()})) continue;
+      std::vector<double> xs;
+      std::vector<std::vector<double>> samples;
+      std::vector<std::string> means;
+      bool all = true;
+      for (int n : st.ns) {
+        const auto& runs = cells.at({a, d, n});
+        std::vector<double> t;
+        int ok = 0;
+        for (const RunResult* r : runs) {
+          // A run that did not cover the front counts with its whole budget: a lower bound on its time.
+          t.push_back(static_cast<double>(r->success() ? r->evals_to_front : r->evaluations));
+          ok += r->success();
+        }
+        all = all && ok == static_cast<int>(runs.size());
+        const double nn = n;
+        cells_csv << fmt::format("{},{},{},{},{},{:.1f},{:.1f},{:.1f},{:.4f},{:.5f}\n", a, d, n, runs.size(), ok,
+                                 mean(t), median(t), stddev(t), mean(t) / (nn * nn * nn),
+                                 mean(t) / (nn * nn * nn * nn));
+        xs.push_back(nn);
+        samples.push_back(t);
+        means.push_back(fmt::format("{:.3g}", mean(t)));
+      }
+      const auto fit = bootstrap_loglog_slope(xs, samples, resamples, derive_seed(ctx.seed(), xs.size()));
+      const double nl = xs.back();
+      slopes_csv << fmt::format("{},{},{:.3f},{:.3f},{:.3f},{},{},{:.4f}\n", a, d, fit.slope, fit.lo, fit.hi, all,
+                                nl, mean(samples.back()) / (nl * nl * nl));
+      md << fmt::format("| {} | {} | {} | {:.2f} [{:.2f}, {:.2f}] | {} |\n", a, a == "gsemo" ? "any (invariant)" : d,
+                        fmt::join(means, " / "), fit.slope, fit.lo, fit.hi, all ? "yes" : "no");
+      if (a == "gsemo") gsemo_slope = fit.slope;
+      if (a == "self_adjusting") sa_max = std::max(sa_max, fit.slope), sa_max_hi = std::max(sa_max_hi, fit.hi);
+      ctx.log().info("{} / {}: slope {:.2f} [{:.2f}, {:.2f}]{}", a, d, fit.slope, fit.lo, fit.hi,
+                     all ? "" : " (some runs did not cover the front)");
+    }
+  ctx.summary("gsemo_slope", std::isfinite(gsemo_slope) ? gsemo_slope : -1.0);
+  ctx.summary("sa_max_slope", std::isfinite(sa_max) ? sa_max : -1.0);
+  ctx.summary("sa_max_slope_hi", std::isfinite(sa_max_hi) ? sa_max_hi : -1.0);
+}
+
+}  // namespace moead
