@@ -1,0 +1,192 @@
+#include "datasets.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "generators.hpp"
+
+namespace htc {
+
+namespace fs = std::filesystem;
+
+// ============================================================================ SEMID's results.csv
+
+namespace {
+
+// One CSV record: fields separated by commas, optionally double-quoted (no newlines inside quotes).
+std::vector<std::string> csv_fields(const std::string& line) {
+  std::vector<std::string> out;
+  std::string field;
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        field += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        field += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      out.push_back(field);
+      field.clear();
+    } else if (c != '\r') {
+      field += c;
+    }
+  }
+  out.push_back(field);
+  return out;
+}
+
+std::optional<bool> r_bool(const std::string& s) {
+  if (s == "TRUE") return true;
+  if (s == "FALSE") return false;
+  return std::nullopt;
+}
+
+}  // namespace
+
+Reference read_reference(const fs::path& csv) {
+  std::ifstream in(csv);
+  if (!in) throw nexp::DataError(fmt::format("cannot read SEMID's reference answers '{}'", csv.string()));
+  std::string line;
+  std::getline(in, line);
+  const auto header = csv_fields(line);
+  auto column = [&](const std::string& name) {
+    auto it = std::find(header.begin(), header.end(), name);
+    if (it == header.end())
+      throw nexp::DataError(fmt::format("{}: expected a column '{}' in the header, found: {}", csv.string(), name, line));
+    return static_cast<std::size_t>(it - header.begin());
+  };
+  const std::size_t c_graph = column("graph"), c_method = column("method"), c_seconds = column("seconds"),
+                    c_nodes = column("solvedNodes"), c_edges = column("solvedEdges"),
+                    c_all = column("allIdentified"), c_nonid = column("nonID");
+  Reference ref;
+  int line_no = 1;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (line.empty()) continue;
+    const auto f = csv_fields(line);
+    if (f.size() != header.size())
+      throw nexp::DataError(fmt::format("{}, line {}: expected {} fields, found {}", csv.string(), line_no,
+                                        header.size(), f.size()));
+    ReferenceAnswer a;
+    a.seconds = f[c_seconds] == "NA" ? std::nan("") : std::stod(f[c_seconds]);
+    if (f[c_nodes] != "NA") {
+      std::istringstream nodes(f[c_nodes]);
+      for (int v; nodes >> v;) a.solved_nodes.push_back(v);
+    }
+    if (f[c_edges] != "NA") a.solved_edges = f[c_edges];
+    a.all_identified = r_bool(f[c_all]);
+    a.nonidentifiable = r_bool(f[c_nonid]);
+    ref[f[c_graph]][f[c_method]] = std::move(a);
+  }
+  return ref;
+}
+
+std::string GraphSet::describe() const {
+  int max_n = 0;
+  long long d = 0, b = 0;
+  for (const auto& g : graphs) {
+    max_n = std::max(max_n, g.graph.num_nodes());
+    d += g.graph.num_directed();
+    b += g.graph.num_bidirected();
+  }
+  return fmt::format("{}: {} graphs, up to {} nodes, {} directed and {} bidirected edges in all{}", origin,
+                     graphs.size(), max_n, d, b, reference ? ", with SEMID's answers" : "");
+}
+
+std::string edge_string(const std::vector<std::vector<int>>& solved_parents) {
+  std::vector<std::string> edges;
+  for (std::size_t v = 0; v < solved_parents.size(); ++v)
+    for (int p : solved_parents[v]) edges.push_back(fmt::format("{}->{}", p + 1, v + 1));
+  std::sort(edges.begin(), edges.end());
+  std::string out;
+  for (const auto& e : edges) out += (out.empty() ? "" : " ") + e;
+  return out;
+}
+
+std::string node_string(const std::vector<int>& nodes) {
+  std::string out;
+  for (int v : nodes) out += (out.empty() ? "" : " ") + std::to_string(v + 1);
+  return out;
+}
+
+// ============================================================================ factories
+
+std::shared_ptr<nexp::Dataset> make_semid_dir(const nexp::Params& p, nexp::RunContext& ctx) {
+  auto set = std::make_shared<GraphSet>();
+  const fs::path dir = p.get_string("dir");
+  set->origin = "htc.semid_dir " + dir.string();
+  const std::string match = p.get_string("match");
+  std::regex pattern;
+  try {
+    pattern = std::regex(match);
+  } catch (const std::regex_error& e) {
+    throw nexp::ConfigError(fmt::format("dataset.match = '{}' is not a regular expression: {}", match, e.what()));
+  }
+  for (auto& g : read_semid_dir(dir))
+    if (std::regex_search(g.name, pattern)) set->graphs.push_back(std::move(g));
+  if (set->graphs.empty())
+    throw nexp::DataError(fmt::format("no graph in '{}' has a name matching '{}' (dataset.match)", dir.string(), match));
+  const std::string reference = p.get_string("reference");
+  if (reference == "auto") {
+    for (const fs::path& candidate : {dir / "results.csv", dir.parent_path() / "results.csv"})
+      if (fs::exists(candidate)) {
+        set->reference = read_reference(candidate);
+        ctx.log().info("htc: comparing with SEMID's answers in {}", candidate.string());
+        break;
+      }
+  } else if (reference != "none") {
+    set->reference = read_reference(reference);
+  }
+  return set;
+}
+
+std::shared_ptr<nexp::Dataset> make_edge_list(const nexp::Params& p, nexp::RunContext&) {
+  auto set = std::make_shared<GraphSet>();
+  const fs::path path = p.get_string("path");
+  set->origin = "htc.edge_list " + path.string();
+  if (fs::is_directory(path)) {
+    std::vector<fs::path> files;
+    for (const auto& entry : fs::directory_iterator(path))
+      if (entry.path().extension() == ".edges") files.push_back(entry.path());
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) set->graphs.push_back({f.stem().string(), read_edge_list(f)});
+    if (set->graphs.empty())
+      throw nexp::DataError(fmt::format("the folder '{}' holds no *.edges file (edge lists: `nodes N`, then "
+                                        "`i -> j` / `i <-> j` lines)",
+                                        path.string()));
+  } else {
+    set->graphs.push_back({path.stem().string(), read_edge_list(path)});
+  }
+  return set;
+}
+
+std::shared_ptr<nexp::Dataset> make_random(const nexp::Params& p, nexp::RunContext& ctx) {
+  auto set = std::make_shared<GraphSet>();
+  const std::string family = p.get_string("family");
+  const int n = static_cast<int>(p.get_int("n"));
+  const auto count = p.get_int("graphs");
+  GraphSpec spec{p.get_bool("acyclic"), p.get_float("p_directed"), p.get_float("p_bidirected")};
+  if (family != "custom") spec = family_spec(family, n);
+  // The graphs depend only on the seed and these parameters, not on what the method draws later.
+  std::seed_seq seq{static_cast<std::uint32_t>(ctx.seed()), static_cast<std::uint32_t>(ctx.seed() >> 32), 0x68746375u};
+  std::mt19937_64 rng(seq);
+  set->origin = fmt::format("htc.random {} n={} ({}, P(->)={:.4g}, P(<->)={:.4g})", family, n,
+                            spec.acyclic ? "acyclic" : "cyclic", spec.p_directed, spec.p_bidirected);
+  for (std::int64_t i = 0; i < count; ++i)
+    set->graphs.push_back({fmt::format("{}_n{:04d}_g{:04d}", family, n, i + 1), random_mixed_graph(n, spec, rng)});
+  return set;
+}
+
+}  // namespace htc

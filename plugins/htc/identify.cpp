@@ -1,0 +1,118 @@
+#include "identify.hpp"
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "generators.hpp"
+
+namespace htc {
+
+namespace {
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Standard normals by Box-Muller on 53-bit uniforms (the same on every platform), two per draw.
+void fill_normal(double* out, long long count, std::mt19937_64& rng) {
+  for (long long i = 0; i < count; i += 2) {
+    const double r = std::sqrt(-2.0 * std::log(1.0 - uniform01(rng))), angle = 2.0 * M_PI * uniform01(rng);
+    out[i] = r * std::cos(angle);
+    if (i + 1 < count) out[i + 1] = r * std::sin(angle);
+  }
+}
+}  // namespace
+
+Estimate identify(const MixedGraph& g, const Identification& id, const Eigen::MatrixXd& sigma) {
+  const int n = g.num_nodes();
+  std::size_t stepped = 0;
+  for (const auto& s : id.steps) stepped += s.targets.size();
+  if (stepped != static_cast<std::size_t>(id.solved_edges()))
+    throw std::invalid_argument("this identification carries no identification steps for its edges (a Tian "
+                                "decomposition result); decide without tian to identify numerically");
+  Estimate e;
+  e.lambda = Eigen::MatrixXd::Zero(n, n);
+  for (const auto& edge : g.directed()) e.lambda(edge.from, edge.to) = kNaN;
+  for (const auto& step : id.steps) {
+    const int k = static_cast<int>(step.targets.size());
+    Eigen::MatrixXd a(k, k);
+    Eigen::VectorXd b(k);
+    for (int r = 0; r < k; ++r) {
+      const int src = step.sources[r];
+      Eigen::RowVectorXd row = sigma.row(src);
+      for (int u : step.removed[r]) row -= e.lambda(u, src) * sigma.row(u);
+      for (int c = 0; c < k; ++c) a(r, c) = row(step.targets[c]);
+      b(r) = row(step.node);
+      for (int known : step.known) b(r) -= row(known) * e.lambda(known, step.node);
+    }
+    const Eigen::VectorXd x = a.fullPivLu().solve(b);
+    for (int c = 0; c < k; ++c) e.lambda(step.targets[c], step.node) = x(c);
+  }
+  // Omega[i, j] = (e_i - Lambda[., i])^T Sigma (e_j - Lambda[., j]) where both columns are known.
+  const Eigen::MatrixXd b = Eigen::MatrixXd::Identity(n, n) - e.lambda;
+  e.omega = Eigen::MatrixXd::Constant(n, n, kNaN);
+  std::vector<int> solved;
+  for (int v = 0; v < n; ++v)
+    if (id.node_solved(g, v)) solved.push_back(v);
+  for (int i : solved)
+    for (int j : solved) e.omega(i, j) = b.col(i).dot(sigma * b.col(j));
+  return e;
+}
+
+Sem random_sem(const MixedGraph& g, std::mt19937_64& rng) {
+  const int n = g.num_nodes();
+  Sem s;
+  s.lambda = Eigen::MatrixXd::Zero(n, n);
+  s.omega = Eigen::MatrixXd::Zero(n, n);
+  for (const auto& e : g.directed()) {
+    const double magnitude = 0.3 + 0.5 * uniform01(rng);
+    s.lambda(e.from, e.to) = (rng() & 1) ? magnitude : -magnitude;
+  }
+  for (const auto& e : g.bidirected()) {
+    const double magnitude = 0.2 + 0.3 * uniform01(rng);
+    s.omega(e.from, e.to) = s.omega(e.to, e.from) = (rng() & 1) ? magnitude : -magnitude;
+  }
+  for (int v = 0; v < n; ++v) s.omega(v, v) = 1.0 + s.omega.row(v).cwiseAbs().sum();
+  return s;
+}
+
+Eigen::MatrixXd covariance(const Sem& sem) {
+  const int n = static_cast<int>(sem.lambda.rows());
+  const Eigen::MatrixXd inv = (Eigen::MatrixXd::Identity(n, n) - sem.lambda).inverse();
+  return inv.transpose() * sem.omega * inv;
+}
+
+Eigen::MatrixXd sample_covariance(const Sem& sem, long long samples, std::mt19937_64& rng) {
+  const int n = static_cast<int>(sem.lambda.rows());
+  // X = (I - Lambda)^{-T} L z with Omega = L L^T: one matrix maps standard normals to samples.
+  const Eigen::MatrixXd map = (Eigen::MatrixXd::Identity(n, n) - sem.lambda).transpose().inverse() *
+                              Eigen::MatrixXd(sem.omega.llt().matrixL());
+  Eigen::MatrixXd sum = Eigen::MatrixXd::Zero(n, n);
+  const long long batch = 4096;
+  Eigen::MatrixXd z(n, batch);
+  for (long long done = 0; done < samples; done += batch) {
+    const long long m = std::min(batch, samples - done);
+    fill_normal(z.data(), m * n, rng);
+    const Eigen::MatrixXd x = map * z.leftCols(m);
+    sum.selfadjointView<Eigen::Lower>().rankUpdate(x);
+  }
+  Eigen::MatrixXd full = sum.selfadjointView<Eigen::Lower>();
+  return full / static_cast<double>(samples);
+}
+
+double max_error(const Estimate& estimate, const Sem& truth, int* entries) {
+  double worst = 0;
+  int count = 0;
+  auto visit = [&](const Eigen::MatrixXd& est, const Eigen::MatrixXd& tru) {
+    for (int i = 0; i < est.rows(); ++i)
+      for (int j = 0; j < est.cols(); ++j)
+        if (!std::isnan(est(i, j))) {
+          worst = std::max(worst, std::fabs(est(i, j) - tru(i, j)));
+          ++count;
+        }
+  };
+  visit(estimate.lambda, truth.lambda);
+  visit(estimate.omega, truth.omega);
+  if (entries) *entries = count;
+  return worst;
+}
+
+}  // namespace htc
