@@ -53,5 +53,6 @@ void add_sweep_commands(CLI::App& cli, App& app);    // run-trial, sweep status 
 void add_catalog_commands(CLI::App& cli, App& app);  // list, describe, devices (cmd_catalog.cpp)
 void add_runs_commands(CLI::App& cli, App& app);     // runs, show, compare, export (cmd_runs.cpp)
 void add_new_plugin_command(CLI::App& cli, App& app);  // new-plugin (cmd_new_plugin.cpp)
+void add_report_command(CLI::App& cli, App& app);      // report (cmd_report.cpp)
 
 }  // namespace nexp::cli

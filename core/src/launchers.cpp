@@ -137,9 +137,13 @@ SweepOutcome launch_local(const SweepPlan& plan, const LaunchOptions& options) {
   outcome.total = static_cast<int>(plan.trials.size());
   std::vector<int> queue = pending_trials(plan, options.retry_failed);
   outcome.skipped = outcome.total - static_cast<int>(queue.size());
-  if (outcome.skipped > 0)
-    logger().info("{} of {} trials already completed{}; {} to run", outcome.skipped, outcome.total,
-                  options.retry_failed ? "" : " or failed (--retry-failed runs those again)", queue.size());
+  if (outcome.skipped > 0) {
+    int failed_before = 0;
+    for (const auto& t : plan.trials) failed_before += trial_status(t).state == TrialState::Failed;
+    logger().info("{} of {} trials already done ({} failed{}); {} to run", outcome.skipped, outcome.total,
+                  failed_before, failed_before && !options.retry_failed ? ", --retry-failed runs them again" : "",
+                  queue.size());
+  }
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const int jobs = std::max(1, std::min(options.jobs, static_cast<int>(queue.size())));
   const int threads = std::max(1, cores / jobs);
@@ -151,7 +155,7 @@ SweepOutcome launch_local(const SweepPlan& plan, const LaunchOptions& options) {
   int done = 0, failed = 0;
   Progress bar = make_progress(static_cast<std::int64_t>(queue.size()), "sweep");
   int forwarded = 0;
-  while (next < queue.size() || !running.empty()) {
+  while ((!outcome.stopped && next < queue.size()) || !running.empty()) {
     // Ctrl-C: stop launching; pass each signal on to the running trials (the first lets them checkpoint).
     if (g_sweep_signals > forwarded) {
       forwarded = g_sweep_signals;
@@ -187,14 +191,18 @@ SweepOutcome launch_local(const SweepPlan& plan, const LaunchOptions& options) {
       }
       const SweepTrial& t = plan.trials[static_cast<size_t>(it->trial)];
       TrialStatus s = trial_status(t);
-      if (it->timed_out) {
+      if (s.state == TrialState::Completed) {
+        // It finished before a signal reached it (perhaps while exiting): its own status stands.
+      } else if (it->timed_out) {
         force_status(plan, t, "failed", fmt::format("exceeded --trial-timeout of {:g} s", options.trial_timeout));
+      } else if (outcome.stopped && (s.state == TrialState::Running || s.state == TrialState::Pending) &&
+                 (!WIFSIGNALED(wstatus) || WTERMSIG(wstatus) == SIGINT || WTERMSIG(wstatus) == SIGKILL)) {
+        // Stopped before it could mark itself (still starting up, or killed by a second Ctrl-C).
+        force_status(plan, t, "interrupted", "the sweep was stopped");
       } else if (WIFSIGNALED(wstatus) && s.state != TrialState::Interrupted) {
         force_status(plan, t, "failed", fmt::format("the trial process was killed by {}; see {}",
                                                     signal_name(WTERMSIG(wstatus)),
                                                     (plan.folder / "logs" / fmt::format("trial-{:04}.log", t.index)).string()));
-      } else if (WIFSIGNALED(wstatus) || (outcome.stopped && s.state == TrialState::Running)) {
-        force_status(plan, t, "interrupted", "the sweep was stopped");
       } else if (s.state == TrialState::Running || s.state == TrialState::Pending) {
         force_status(plan, t, "failed", fmt::format("the trial process exited with code {} before finishing; see {}",
                                                     WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1,
@@ -210,7 +218,7 @@ SweepOutcome launch_local(const SweepPlan& plan, const LaunchOptions& options) {
       else logger().info("[{}/{}] {}", done, queue.size(), outcome_text(plan, t));
       it = running.erase(it);
     }
-    if (!running.empty() || next < queue.size()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (!running.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   return outcome;
 }

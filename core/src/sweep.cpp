@@ -363,8 +363,8 @@ std::string line_diff(const std::string& a, const std::string& b) {
   size_t i = 0, j = 0;
   while (i < x.size() || j < y.size()) {
     if (i < x.size() && j < y.size() && x[i] == y[j]) ++i, ++j;
-    else if (j < y.size() && (i == x.size() || lcs[i][j + 1] >= lcs[i + 1][j])) out += "  + " + y[j++] + "\n";
-    else out += "  - " + x[i++] + "\n";
+    else if (i < x.size() && (j == y.size() || lcs[i + 1][j] >= lcs[i][j + 1])) out += "  - " + x[i++] + "\n";
+    else out += "  + " + y[j++] + "\n";
   }
   return out;
 }
