@@ -1,0 +1,78 @@
+// The sweep grammar and expansion.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+
+#include "nexp/runtime/sweep.hpp"
+#include "support.hpp"
+
+using namespace nexp;
+using namespace nexp::test;
+
+TEST(SweepGrammar, RecognisesSweepsButNotFlowLists) {
+  EXPECT_TRUE(is_sweep_expression("1,2,3"));
+  EXPECT_TRUE(is_sweep_expression("range(0,5)"));
+  EXPECT_TRUE(is_sweep_expression("int(uniform(1,8))"));
+  EXPECT_FALSE(is_sweep_expression("[1, 2, 3]"));
+  EXPECT_FALSE(is_sweep_expression("0.01"));
+  EXPECT_FALSE(is_sweep_expression("'a,b'"));
+}
+
+TEST(SweepGrammar, RangesFollowPythonSemantics) {
+  EXPECT_EQ(parse_axis("seed", "range(0,5)", "t").values, (std::vector<std::string>{"0", "1", "2", "3", "4"}));
+  EXPECT_EQ(parse_axis("n", "range(10, 0, -4)", "t").values, (std::vector<std::string>{"10", "6", "2"}));
+  EXPECT_EQ(parse_axis("x", "range(0, 1, 0.25)", "t").values, (std::vector<std::string>{"0", "0.25", "0.5", "0.75"}));
+  EXPECT_THROW(parse_axis("x", "range(0, 5, 0)", "t"), ConfigError);
+  EXPECT_THROW(parse_axis("x", "range(5, 0)", "t"), ConfigError);
+}
+
+TEST(SweepGrammar, ChoicesListsAndDistributions) {
+  EXPECT_EQ(parse_axis("a", "choice(x, y, [1, 2])", "t").values, (std::vector<std::string>{"x", "y", "[1, 2]"}));
+  EXPECT_EQ(parse_axis("a", "ws,tch,pbi", "t").values, (std::vector<std::string>{"ws", "tch", "pbi"}));
+  SweepAxis lu = parse_axis("lr", "loguniform(1e-4, 1e-1)", "t");
+  EXPECT_EQ(lu.kind, SweepAxis::Kind::LogUniform);
+  EXPECT_DOUBLE_EQ(lu.lo, 1e-4);
+  EXPECT_TRUE(parse_axis("k", "int(uniform(1, 8))", "t").integer);
+  EXPECT_THROW(parse_axis("lr", "loguniform(0, 1)", "t"), ConfigError);
+  EXPECT_THROW(parse_axis("lr", "uniform(1, 1)", "t"), ConfigError);
+  EXPECT_THROW(parse_axis("k", "int(range(1, 3))", "t"), ConfigError);
+}
+
+TEST(SweepPlan, GridTimesSamplesWithFixedDraws) {
+  TempDir dir;
+  auto cfg = dir.write("s.yaml",
+                       "method: scaffold_check.fit\ndataset: scaffold_check.linear\nruns_dir: " + (dir.path / "runs").string() +
+                           "\nsweep:\n  params:\n    seed: [0, 1, 2]\n    params.lr: loguniform(1e-3, 0.5)\n"
+                           "    params.steps: int(uniform(10, 12))\n  samples: 4\n");
+  SweepPlan a = plan_sweep(cfg, {}, {}, registry_with_scaffold());
+  ASSERT_EQ(a.trials.size(), 12u);  // 3 grid points x 4 draws
+  std::set<std::string> steps;
+  for (const auto& t : a.trials) {
+    ASSERT_EQ(t.assignment.size(), 3u);
+    const double lr = std::stod(t.assignment[1].second);
+    EXPECT_GE(lr, 1e-3);
+    EXPECT_LE(lr, 0.5);
+    steps.insert(t.assignment[2].second);
+    EXPECT_NE(t.folder.filename().string().find(t.hash.substr(0, 8)), std::string::npos);
+  }
+  for (const auto& s : steps) EXPECT_TRUE(s == "10" || s == "11" || s == "12") << s;
+  SweepPlan b = plan_sweep(cfg, {}, {}, registry_with_scaffold());
+  for (size_t i = 0; i < a.trials.size(); ++i) EXPECT_EQ(a.trials[i].hash, b.trials[i].hash) << "the same draws every time";
+  // The command line replaces an axis of the block, and an out-of-range value names its trial.
+  SweepPlan c = plan_sweep(cfg, {}, {"seed=5,6"}, registry_with_scaffold());
+  EXPECT_EQ(c.trials.size(), 8u);
+  try {
+    plan_sweep(cfg, {}, {"params.lr=0.5,2"}, registry_with_scaffold());
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("params.lr=2"), std::string::npos) << e.what();
+  }
+}
+
+TEST(SweepPlan, SampledAxesNeedSamples) {
+  TempDir dir;
+  auto cfg = dir.write("s.yaml", "method: scaffold_check.fit\ndataset: scaffold_check.linear\n");
+  EXPECT_THROW(plan_sweep(cfg, {}, {"params.lr=uniform(0.01, 0.1)"}, registry_with_scaffold()), ConfigError);
+  EXPECT_EQ(plan_sweep(cfg, {}, {"params.lr=uniform(0.01, 0.1)"}, registry_with_scaffold(), 3).trials.size(), 3u);
+}
