@@ -85,12 +85,25 @@ void EchelonBasis::reset(int dim) {
 
 bool EchelonBasis::insert(u64* x, int tag, const PrimeField& f) {
   if (full()) return false;
+  // The elimination is the whole cost of the randomized algorithm on dense graphs: the Mersenne case
+  // gets its own loop, free of the field's branch on the modulus.
+  constexpr u64 p = PrimeField::kMersenne61;
+  const bool mersenne = f.p() == p;
   for (int i = 0; i < rank_; ++i) {
     const u64 c = x[pivot_[i]];
     if (c == 0) continue;
     const u64* row = &rows_[static_cast<std::size_t>(i) * dim_];
-    for (int j = 0; j < dim_; ++j)
-      if (row[j]) x[j] = f.sub(x[j], f.mul(c, row[j]));
+    if (mersenne) {
+      const u64 m = p - c;  // x + (p - c) row = x - c row
+      for (int j = 0; j < dim_; ++j) {
+        const unsigned __int128 t = static_cast<unsigned __int128>(m) * row[j] + x[j];
+        u64 r = static_cast<u64>(t & p) + static_cast<u64>(t >> 61);
+        x[j] = r >= p ? r - p : r;
+      }
+    } else {
+      for (int j = 0; j < dim_; ++j)
+        if (row[j]) x[j] = f.sub(x[j], f.mul(c, row[j]));
+    }
   }
   int pivot = -1;
   for (int j = 0; j < dim_ && pivot < 0; ++j)

@@ -52,14 +52,49 @@ void finish(const MixedGraph& g, const std::vector<char>& solved, Identification
     if (solved[v]) id.solved_parents[v] = g.parents(v);
 }
 
+// The nodes that could ever be solved: the fixed point of the necessary condition |A_v| >= |pa(v)|
+// when every node passing it is assumed solved. It spares the algebra for nodes no half-trek system
+// can serve (in most dense cyclic graphs: all of them, and with them the dense inverses of the
+// strongly connected components). O(n (n + |D| + |B|)).
+std::vector<char> solvable_by_count(const MixedGraph& g, Reach& reach) {
+  const int n = g.num_nodes();
+  std::vector<int> count(n, 0), queue;
+  std::vector<char> candidate(n, 0), mask;
+  auto admit = [&](int v) {
+    candidate[v] = 1;
+    queue.push_back(v);
+  };
+  for (int v = 0; v < n; ++v) {
+    reach.htr_from(v, mask);
+    for (int y = 0; y < n; ++y) count[v] += !mask[y];
+    if (count[v] >= static_cast<int>(g.parents(v).size())) admit(v);
+  }
+  for (std::size_t i = 0; i < queue.size(); ++i) {
+    const int s = queue[i];
+    reach.htr_to(s, mask);
+    for (int v = 0; v < n; ++v)
+      if (mask[v] && v != s && !candidate[v] && !g.is_sibling(v, s) &&
+          ++count[v] >= static_cast<int>(g.parents(v).size()))
+        admit(v);
+  }
+  return candidate;
+}
+
 Identification htc_randomized_once(const MixedGraph& g, const PrimeField& f, std::mt19937_64& rng) {
   const int n = g.num_nodes();
-  HalfTrekMatrix m(g, f, rng);
   Reach reach(g);
   Identification id;
   id.criterion = "htc";
   id.algorithm = "randomized";
   id.n = n;
+  const std::vector<char> candidate = solvable_by_count(g, reach);
+  bool work = false;
+  for (int v = 0; v < n && !work; ++v) work = candidate[v] && !g.parents(v).empty();
+  if (!work) {
+    id.solved_parents.assign(n, {});
+    return id;
+  }
+  HalfTrekMatrix m(g, f, rng);
 
   // solved: identified in an earlier wave; complete: the basis of M[A_v, pa(v)] reached rank |pa(v)|.
   std::vector<char> solved(n, 0), complete(n, 0), reach_mask;
@@ -73,7 +108,7 @@ Identification htc_randomized_once(const MixedGraph& g, const PrimeField& f, std
     }
   }
   std::vector<u64> row, x;
-  auto open = [&](int v) { return !solved[v] && !complete[v]; };
+  auto open = [&](int v) { return candidate[v] && !solved[v] && !complete[v]; };
   auto offer = [&](int v, int y) {
     const auto& pa = g.parents(v);
     x.resize(pa.size());
