@@ -56,10 +56,10 @@ expect_exit 1 nx run crash.yaml -m params.crash=false,true 'params.x=1,2' --retr
 expect_contains "$ERR" "2 to run" "--retry-failed runs the failed trials (only) again"
 
 # A trial past --trial-timeout is stopped and marked failed; the sweep goes on.
-expect_exit 1 nx run crash.yaml -m params.sleep_ms=0,60000 experiment=timeouts --trial-timeout 3 --jobs 2
+expect_exit 1 nx run crash.yaml -m params.sleep_ms=0,60000 experiment=timeouts --trial-timeout 15 --jobs 2
 TDIR=$WORK/runs/timeouts/sweep
 [[ $(count completed "$TDIR") == 1 && $(count failed "$TDIR") == 1 ]] || fail "one completed, one timed out: $(states "$TDIR")"
-grep -q "exceeded --trial-timeout of 3 s" "$TDIR/trials.csv" || fail "the timeout is the error: $(states "$TDIR")"
+grep -q "exceeded --trial-timeout of 15 s" "$TDIR/trials.csv" || fail "the timeout is the error: $(states "$TDIR")"
 
 # A changed definition is refused with the difference; --force continues and reuses what matches.
 expect_exit 2 nx run crash.yaml -m params.crash=false 'params.x=1,2,3'
