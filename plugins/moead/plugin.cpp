@@ -106,6 +106,6 @@ void register_components(nexp::Registrar& r) {
 NEXP_PLUGIN(moead, "0.1.0",
             "MOEA/D with a decomposition adjusted on the fly covers every monotonically distorted LOTZ front in "
             "O(n^4) evaluations, where classic decompositions leave holes",
-            "Self-adjusting MOEA/D: a dynamic decomposition with a proven runtime guarantee on monotonically "
-            "distorted LOTZ (abstract in the nexp paper list, entry 5)",
+            "Self-adjusting MOEA/D: a dynamic decomposition with a proven O(n^4) runtime on monotonically "
+            "distorted LOTZ (authors and venue not recorded with the abstract)",
             register_components)
