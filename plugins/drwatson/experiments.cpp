@@ -1,0 +1,733 @@
+#include "experiments.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <fmt/ranges.h>
+#include <tbb/parallel_for.h>
+#include <torch/serialize.h>
+
+#include <algorithm>
+#include <chrono>
+#include <sstream>
+#include <cmath>
+#include <fstream>
+#include <numeric>
+
+#include "model.hpp"
+#include "parsers.hpp"
+#include "policies.hpp"
+#include "rng.hpp"
+
+namespace drwatson {
+
+namespace fs = std::filesystem;
+
+// ---------------------------------------------------------------- statistics
+
+Interval paired_reduction(const std::vector<double>& base, const std::vector<double>& treated, std::uint64_t seed,
+                          int resamples) {
+  auto reduction = [](double b, double t) { return b > 0 ? 1.0 - t / b : 0.0; };
+  Interval out;
+  const double B = std::accumulate(base.begin(), base.end(), 0.0), T = std::accumulate(treated.begin(), treated.end(), 0.0);
+  out.estimate = reduction(B, T);
+  const std::size_t n = base.size();
+  if (n < 2) return out.low = out.high = out.estimate, out;
+  Rng rng(seed, Purpose::Bootstrap);
+  std::vector<double> draws;
+  for (int r = 0; r < resamples; ++r) {
+    double b = 0, t = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::size_t j = static_cast<std::size_t>(rng.below(n));
+      b += base[j], t += treated[j];
+    }
+    draws.push_back(reduction(b, t));
+  }
+  std::sort(draws.begin(), draws.end());
+  out.low = draws[static_cast<std::size_t>(0.025 * (resamples - 1))];
+  out.high = draws[static_cast<std::size_t>(0.975 * (resamples - 1))];
+  return out;
+}
+
+std::vector<ReplicaMetrics> run_replicas(const FleetSpec& fleet, const Policy& policy, int platform, std::uint64_t seed,
+                                         int replicas, double horizon_days) {
+  std::vector<ReplicaMetrics> out(static_cast<std::size_t>(replicas));
+  tbb::parallel_for(0, replicas, [&](int r) {
+    SimOptions o;
+    o.platform = platform;
+    o.seed = mix64(seed * 1000003ull + static_cast<std::uint64_t>(r));
+    o.horizon_days = horizon_days;
+    out[static_cast<std::size_t>(r)] = simulate(fleet, policy, o);
+  });
+  return out;
+}
+
+namespace {
+
+// ---------------------------------------------------------------- parameters
+
+FleetSpec fleet_of(const nexp::Params& p) {
+  FleetSpec f = load_fleet(p.get_string("fleet"));
+  if (p.has("ambiguity") && p.get_float("ambiguity") >= 0) f.noise.ambiguity = p.get_float("ambiguity");
+  return f;
+}
+
+int platform_of(const FleetSpec& f, const std::string& name) {
+  const int p = f.platform_index(name);
+  if (p == kNoIndex) {
+    std::vector<std::string> names;
+    for (const auto& x : f.platforms) names.push_back(x.name);
+    throw nexp::ConfigError(fmt::format("params.platform '{}' is not a platform of the fleet file {} (it has: {}). "
+                                        "Name one of those, or add the platform to the fleet file.",
+                                        name, f.source, fmt::join(names, ", ")));
+  }
+  return p;
+}
+
+std::vector<int> platforms_of(const FleetSpec& f, const std::vector<std::string>& names) {
+  std::vector<int> out;
+  for (const auto& n : names) out.push_back(platform_of(f, n));
+  return out;
+}
+
+std::vector<double> column(const std::vector<ReplicaMetrics>& ms, const std::string& key) {
+  std::vector<double> out;
+  for (const auto& m : ms) out.push_back(m.as_map().at(key));
+  return out;
+}
+
+double mean(const std::vector<double>& v) {
+  return v.empty() ? 0.0 : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
+}
+
+// ---------------------------------------------------------------- training pipeline
+
+struct TrainSpec {
+  ModelConfig model;
+  std::vector<int> pretrain_platforms;
+  std::vector<std::int64_t> pretrain_incidents;
+  std::vector<int> label_platforms;
+  std::int64_t labels_per_platform = 150, test_per_platform = 300;
+  std::int64_t pretrain_steps = 0, finetune_steps = 0, batch = 64, checkpoint_every = 100;
+  double pretrain_lr = 1e-3, finetune_lr = 5e-4;
+  std::uint64_t seed = 0;
+  std::string init_from;  // a pretrained encoder to fine-tune (drwatson.finetune)
+  bool logistic = true;
+};
+
+struct LabelledSet {
+  std::vector<Example> examples;
+  std::vector<std::vector<float>> features;
+  std::vector<std::int64_t> labels;
+};
+
+LabelledSet labelled(const FleetSpec& fleet, const Vocabulary& vocab, const BagOfEvents& bag, const ClassTable& classes,
+                     const std::vector<int>& platforms, std::int64_t per_platform, std::uint64_t seed, std::int64_t max_len,
+                     std::int64_t from = 0) {
+  LabelledSet s;
+  for (int p : platforms) {
+    IncidentGenerator gen(fleet, p);
+    for (std::int64_t i = from; i < from + per_platform; ++i) {
+      auto [obs, truth] = gen.sample(seed, static_cast<std::uint64_t>(i));
+      for (std::size_t c = 0; c < obs.candidates.size(); ++c) {
+        const std::int64_t y = static_cast<int>(c) == truth.culprit ? classes.of(truth.cause, truth.fix) : ClassTable::kHealthy;
+        s.examples.push_back({vocab.tokens(p, obs.candidates[c], static_cast<int>(max_len)), y});
+        s.features.push_back(bag.features(p, obs.candidates[c]));
+        s.labels.push_back(y);
+      }
+    }
+  }
+  return s;
+}
+
+struct Trained {
+  EventEncoder model{nullptr};
+  double temperature = 1.0;
+  std::shared_ptr<BagOfEvents> logistic;
+  double test_accuracy = 0, logistic_test_accuracy = 0, majority_accuracy = 0;
+  at::Tensor test_probs, test_labels;
+  bool stopped = false;
+};
+
+void save_state(nexp::RunContext& ctx, const std::string& phase, std::int64_t step, EventEncoder& model,
+                torch::optim::Optimizer& opt) {
+  ctx.save_checkpoint([&](const fs::path& dir) {
+    save_encoder(model, 1.0, dir / "model.pt");
+    torch::save(opt, (dir / "optim.pt").string());
+    std::ofstream(dir / "state.txt") << phase << " " << step << "\n";
+  });
+}
+
+// Pretraining (if any) and fine-tuning (if any), with a checkpoint every checkpoint_every steps; a
+// resumed run continues inside whichever phase it was stopped in.
+Trained train(nexp::RunContext& ctx, const FleetSpec& fleet, const TrainSpec& spec) {
+  Trained t;
+  const Vocabulary vocab(fleet);
+  const ClassTable classes(fleet);
+  ModelConfig config = spec.model;
+  config.raw_size = vocab.raw_size();
+  config.family_size = vocab.family_size();
+  config.platforms = static_cast<std::int64_t>(fleet.platforms.size());
+  config.classes = classes.size();
+
+  std::string phase = "pretrain";
+  std::int64_t step = 0;
+  EventEncoder model{nullptr};
+  if (!spec.init_from.empty()) {
+    model = load_encoder(spec.init_from).first;
+    if (model->config().raw_size != config.raw_size || model->config().classes != config.classes)
+      throw nexp::ConfigError(fmt::format("the pretrained encoder {} was made for another fleet description ({} raw codes, "
+                                          "{} classes; this fleet has {} and {}). Pretrain with the same fleet file.",
+                                          spec.init_from, model->config().raw_size, model->config().classes, config.raw_size,
+                                          config.classes));
+    config = model->config();
+  } else {
+    model = EventEncoder(config);
+  }
+  std::unique_ptr<torch::optim::Adam> opt;
+  if (auto dir = ctx.checkpoint()) {
+    std::ifstream(*dir / "state.txt") >> phase >> step;
+    if (phase != "none") {
+      model = load_encoder(*dir / "model.pt").first;
+      opt = std::make_unique<torch::optim::Adam>(model->parameters(), torch::optim::AdamOptions(
+                                                                          phase == "pretrain" ? spec.pretrain_lr : spec.finetune_lr));
+      torch::load(*opt, (*dir / "optim.pt").string());
+    }
+    ctx.restore_rng_state();
+    ctx.log().info("resuming in the {} phase at step {}", phase, step);
+  }
+
+  // ---- masked-event pretraining
+  if (phase == "pretrain" && spec.pretrain_steps > 0 && !spec.pretrain_platforms.empty()) {
+    CorpusSpec cs{spec.pretrain_platforms, spec.pretrain_incidents, mix64(spec.seed ^ 0x9E37ull)};
+    const auto corpus = build_corpus(fleet, vocab, classes, cs, config.max_len);
+    ctx.log().info("pretraining on {} unlabelled node sequences from {} platform(s)", corpus.size(), spec.pretrain_platforms.size());
+    if (!opt) opt = std::make_unique<torch::optim::Adam>(model->parameters(), torch::optim::AdamOptions(spec.pretrain_lr));
+    auto bar = ctx.progress(spec.pretrain_steps, "pretrain");
+    bar.set(step);
+    double running = 0;
+    int count = 0;
+    while (step < spec.pretrain_steps) {
+      const auto idx = batch_indices(cs.seed, step, corpus.size(), static_cast<std::size_t>(spec.batch));
+      running += pretrain_step(model, *opt, corpus, idx, mix64(cs.seed + static_cast<std::uint64_t>(step)));
+      ++count;
+      ++step;
+      bar.advance();
+      if (step % spec.checkpoint_every == 0 || step == spec.pretrain_steps) {
+        ctx.log_metrics(step, {{"pretrain_loss", running / count}});
+        bar.note(fmt::format("loss {:.3f}", running / count));
+        running = 0, count = 0;
+        save_state(ctx, "pretrain", step, model, *opt);
+        if (ctx.stop_requested()) return t.stopped = true, t;
+      }
+    }
+  }
+  // ---- few-label fine-tuning
+  const std::int64_t base = spec.pretrain_steps;
+  BagOfEvents bag(fleet);
+  const LabelledSet labels = labelled(fleet, vocab, bag, classes, spec.label_platforms, spec.labels_per_platform,
+                                      mix64(spec.seed ^ 0x1AB3ull), config.max_len);
+  // The last fifth of each platform's labelled incidents calibrates (temperature), the rest trains.
+  LabelledSet fit, cal;
+  {
+    const std::size_t per = labels.examples.size() / std::max<std::size_t>(1, spec.label_platforms.size());
+    for (std::size_t i = 0; i < labels.examples.size(); ++i) {
+      LabelledSet& into = (i % per) >= per * 4 / 5 ? cal : fit;
+      into.examples.push_back(labels.examples[i]);
+      into.features.push_back(labels.features[i]);
+      into.labels.push_back(labels.labels[i]);
+    }
+  }
+  if (spec.finetune_steps > 0) {
+    if (phase != "finetune") {
+      model->reset_head();
+      opt = std::make_unique<torch::optim::Adam>(model->parameters(), torch::optim::AdamOptions(spec.finetune_lr));
+      phase = "finetune", step = 0;
+    }
+    ctx.log().info("fine-tuning on {} labelled node sequences ({} incidents per platform)", fit.examples.size(),
+                   spec.labels_per_platform);
+    auto bar = ctx.progress(spec.finetune_steps, "finetune");
+    bar.set(step);
+    double running = 0;
+    int count = 0;
+    const std::uint64_t seed = mix64(spec.seed ^ 0xF17Eull);
+    while (step < spec.finetune_steps) {
+      running += finetune_step(model, *opt, fit.examples, batch_indices(seed, step, fit.examples.size(), static_cast<std::size_t>(spec.batch)));
+      ++count;
+      ++step;
+      bar.advance();
+      if (step % spec.checkpoint_every == 0 || step == spec.finetune_steps) {
+        ctx.log_metrics(base + step, {{"finetune_loss", running / count}});
+        bar.note(fmt::format("loss {:.3f}", running / count));
+        running = 0, count = 0;
+        save_state(ctx, "finetune", step, model, *opt);
+        if (ctx.stop_requested()) return t.stopped = true, t;
+      }
+    }
+    t.temperature = fit_temperature(predict_logits(model, cal.examples), labels_of(cal.examples));
+  }
+  t.model = model;
+  model->eval();
+
+  // ---- held-out test incidents: node-level classification accuracy, and the majority class
+  const LabelledSet test = labelled(fleet, vocab, bag, classes, spec.label_platforms, spec.test_per_platform,
+                                    mix64(spec.seed ^ 0x7E57ull), config.max_len);
+  if (spec.finetune_steps > 0) {
+    t.test_probs = at::softmax(predict_logits(model, test.examples) / t.temperature, 1);
+    t.test_labels = labels_of(test.examples);
+    t.test_accuracy = (t.test_probs.argmax(1) == t.test_labels).to(at::kDouble).mean().item<double>();
+  }
+  std::vector<std::int64_t> counts(static_cast<std::size_t>(classes.size()), 0);
+  for (auto y : fit.labels) ++counts[static_cast<std::size_t>(y)];
+  const auto majority = static_cast<std::int64_t>(std::max_element(counts.begin(), counts.end()) - counts.begin());
+  t.majority_accuracy = static_cast<double>(std::count(test.labels.begin(), test.labels.end(), majority)) /
+                        static_cast<double>(std::max<std::size_t>(1, test.labels.size()));
+  if (spec.logistic) {
+    t.logistic = std::make_shared<BagOfEvents>(fleet);
+    t.logistic->fit(fit.features, fit.labels, cal.features, cal.labels, 1.0, 200);
+    std::int64_t right = 0;
+    for (std::size_t i = 0; i < test.features.size(); ++i) {
+      const auto p = t.logistic->predict(test.features[i]);
+      right += static_cast<std::int64_t>(std::max_element(p.begin(), p.end()) - p.begin()) == test.labels[i];
+    }
+    t.logistic_test_accuracy = static_cast<double>(right) / static_cast<double>(std::max<std::size_t>(1, test.features.size()));
+  }
+  return t;
+}
+
+TrainSpec train_spec(const nexp::Params& p, const FleetSpec& fleet, std::uint64_t seed) {
+  TrainSpec s;
+  s.model.dim = p.get_int("dim");
+  s.model.heads = p.get_int("heads");
+  s.model.layers = p.get_int("layers");
+  s.model.ff = 2 * s.model.dim;
+  s.model.max_len = p.get_int("max_len");
+  s.model.dropout = p.get_float("dropout");
+  s.pretrain_platforms = platforms_of(fleet, p.get_strings("pretrain_platforms"));
+  s.pretrain_incidents = p.get_ints("pretrain_incidents");
+  if (s.pretrain_incidents.size() != s.pretrain_platforms.size())
+    throw nexp::ConfigError(fmt::format("params.pretrain_incidents has {} entries but params.pretrain_platforms names {} "
+                                        "platforms: give one corpus size per platform, in the same order",
+                                        s.pretrain_incidents.size(), s.pretrain_platforms.size()));
+  s.label_platforms = platforms_of(fleet, p.get_strings("label_platforms"));
+  s.labels_per_platform = p.get_int("labels_per_platform");
+  s.test_per_platform = p.get_int("test_per_platform");
+  s.pretrain_steps = p.get_int("pretrain_steps");
+  s.finetune_steps = p.get_int("finetune_steps");
+  s.batch = p.get_int("batch");
+  s.checkpoint_every = p.get_int("checkpoint_every");
+  s.pretrain_lr = p.get_float("pretrain_lr");
+  s.finetune_lr = p.get_float("finetune_lr");
+  s.seed = seed;
+  return s;
+}
+
+void write_text(const fs::path& file, const std::string& text) {
+  fs::create_directories(file.parent_path());
+  std::ofstream(file) << text;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- drwatson.calibrate
+
+void run_calibrate(nexp::RunContext& ctx) {
+  const auto& p = ctx.params();
+  FleetSpec fleet = fleet_of(p);
+  const int platform = platform_of(fleet, p.get_string("platform"));
+  const int replicas = static_cast<int>(p.get_int("seeds"));
+  const double horizon = p.get_float("horizon_days");
+  IncumbentPolicy incumbent(fleet);
+  OraclePolicy oracle(fleet);
+  const double own = fleet.noise.ambiguity;
+  std::vector<double> grid = p.get_floats("ambiguities");
+  if (std::find(grid.begin(), grid.end(), own) == grid.end()) grid.push_back(own);
+  std::sort(grid.begin(), grid.end());
+  const double days = (horizon > 0 ? horizon : fleet.job.horizon_days);
+  const double node_days = fleet.job.nodes * days;
+  std::string csv = "ambiguity,incumbent_accuracy,incumbent_fix_rate,incumbent_ettr,interruption_rate,repeat_rate,oracle_ettr\n";
+  std::int64_t step = 0;
+  for (double a : grid) {
+    FleetSpec f = fleet;
+    f.noise.ambiguity = a;
+    IncumbentPolicy inc(f);
+    const auto m = run_replicas(f, inc, platform, ctx.seed(), replicas, horizon);
+    const auto o = run_replicas(f, OraclePolicy(f), platform, ctx.seed(), replicas, horizon);
+    const double acc = mean(column(m, "accuracy")), ettr = mean(column(m, "ettr"));
+    const double rate = mean(column(m, "interruptions")) / node_days;
+    csv += fmt::format("{},{:.4f},{:.4f},{:.4f},{:.6g},{:.4f},{:.4f}\n", a, acc, mean(column(m, "fix_rate")), ettr, rate,
+                       mean(column(m, "repeat_rate")), mean(column(o, "ettr")));
+    ctx.log().info("ambiguity {:.2f}: incumbent accuracy {:.3f}, ETTR {:.3f}, {:.3g} interruptions per node-day", a, acc, ettr, rate);
+    ctx.log_metrics(++step, {{"incumbent_accuracy", acc}, {"incumbent_ettr", ettr}, {"interruption_rate", rate}});
+  }
+  write_text(ctx.artifacts_dir() / "calibration.csv", csv);
+
+  // The fleet as configured: the numbers the calibration is judged by, and the seeded mix.
+  std::vector<std::vector<IncidentRecord>> logs(static_cast<std::size_t>(replicas));
+  std::vector<ReplicaMetrics> m(static_cast<std::size_t>(replicas));
+  tbb::parallel_for(0, replicas, [&](int r) {
+    SimOptions o;
+    o.platform = platform;
+    o.seed = mix64(ctx.seed() * 1000003ull + static_cast<std::uint64_t>(r));
+    o.horizon_days = horizon;
+    o.log = &logs[static_cast<std::size_t>(r)];
+    m[static_cast<std::size_t>(r)] = simulate(fleet, incumbent, o);
+  });
+  IncidentGenerator gen(fleet, platform);
+  std::vector<double> first(fleet.causes.size(), 0.0);
+  double total_first = 0;
+  for (const auto& log : logs)
+    for (const auto& r : log)
+      if (r.occurrence == 0) first[static_cast<std::size_t>(r.cause)] += 1, total_first += 1;
+  double tv = 0;
+  std::string mix = "cause,seeded_share,simulated_share,incumbent_accuracy\n";
+  std::vector<double> right(fleet.causes.size(), 0.0), seen(fleet.causes.size(), 0.0);
+  for (const auto& log : logs)
+    for (const auto& r : log) seen[static_cast<std::size_t>(r.cause)] += 1, right[static_cast<std::size_t>(r.cause)] += r.correct;
+  for (std::size_t c = 0; c < fleet.causes.size(); ++c) {
+    const double sim = total_first > 0 ? first[c] / total_first : 0;
+    tv += 0.5 * std::abs(sim - gen.mix()[c]);
+    mix += fmt::format("{},{:.4f},{:.4f},{:.3f}\n", fleet.causes[c].name, gen.mix()[c], sim, seen[c] > 0 ? right[c] / seen[c] : 0.0);
+  }
+  write_text(ctx.artifacts_dir() / "mix.csv", mix);
+  const double rate = mean(column(m, "interruptions")) / node_days;
+  const PlatformSpec& ps = fleet.platforms[static_cast<std::size_t>(platform)];
+  ctx.summary("incumbent_accuracy", mean(column(m, "accuracy")));
+  ctx.summary("incumbent_fix_rate", mean(column(m, "fix_rate")));
+  ctx.summary("incumbent_ettr", mean(column(m, "ettr")));
+  ctx.summary("interruption_rate", rate);
+  ctx.summary("target_rate", ps.target_rate_per_node_day);
+  ctx.summary("first_fault_rate", mean(column(m, "first_faults")) / node_days);
+  ctx.summary("seeded_rate", ps.rate_per_node_day);
+  ctx.summary("repeat_rate", mean(column(m, "repeat_rate")));
+  ctx.summary("mix_tv", tv);
+  // The hazard that would make the incumbent's interruption rate meet the target.
+  if (ps.target_rate_per_node_day > 0 && rate > 0)
+    ctx.summary("calibrated_rate", ps.rate_per_node_day * ps.target_rate_per_node_day / rate);
+  ctx.log().info("{} at ambiguity {}: incumbent accuracy {:.3f} (target 0.70-0.80), ETTR {:.3f} (target ~0.90), {:.3g} "
+                 "interruptions per node-day (published {:.3g}); simulated vs seeded cause mix: total variation {:.3f}",
+                 ps.name, own, mean(column(m, "accuracy")), mean(column(m, "ettr")), rate, ps.target_rate_per_node_day, tv);
+}
+
+// ---------------------------------------------------------------- drwatson.pretrain / finetune
+
+void run_pretrain(nexp::RunContext& ctx) {
+  const auto& p = ctx.params();
+  const FleetSpec fleet = fleet_of(p);
+  TrainSpec spec = train_spec(p, fleet, ctx.seed());
+  spec.finetune_steps = 0;
+  spec.logistic = false;
+  spec.labels_per_platform = 0;
+  spec.test_per_platform = 0;
+  Trained t = train(ctx, fleet, spec);
+  if (t.stopped) return;
+  save_encoder(t.model, 1.0, ctx.artifacts_dir() / "encoder.pt");
+  // Held-out masked-event accuracy: how well the encoder predicts hidden raw codes.
+  const Vocabulary vocab(fleet);
+  const ClassTable classes(fleet);
+  CorpusSpec held{spec.pretrain_platforms, std::vector<std::int64_t>(spec.pretrain_platforms.size(), 100), mix64(ctx.seed() ^ 0xBEEFull)};
+  const auto corpus = build_corpus(fleet, vocab, classes, held, t.model->config().max_len);
+  torch::NoGradGuard no_grad;
+  t.model->eval();
+  std::vector<std::vector<Token>> seqs;
+  for (const auto& e : corpus) seqs.push_back(e.tokens);
+  TokenBatch target = make_batch(seqs, t.model->config().max_len);
+  Rng rng(ctx.seed(), Purpose::Mask, 1);
+  for (auto& s : seqs)
+    for (std::size_t j = 2; j < s.size(); ++j)
+      if (rng.bernoulli(0.15)) s[j].raw = Vocabulary::kMask, s[j].family = 0, s[j].value = 0;
+  TokenBatch input = make_batch(seqs, t.model->config().max_len);
+  at::Tensor masked = input.raw == Vocabulary::kMask;
+  auto [raw_logits, value_logits] = t.model->masked(input);
+  const double acc = (raw_logits.argmax(2).index({masked}) == target.raw.index({masked})).to(at::kDouble).mean().item<double>();
+  ctx.summary("masked_accuracy", acc);
+  ctx.log().info("masked-event accuracy on held-out sequences: {:.3f}; encoder written to {}", acc,
+                 (ctx.artifacts_dir() / "encoder.pt").string());
+}
+
+void run_finetune(nexp::RunContext& ctx) {
+  const auto& p = ctx.params();
+  const FleetSpec fleet = fleet_of(p);
+  TrainSpec spec = train_spec(p, fleet, ctx.seed());
+  spec.pretrain_steps = 0;
+  spec.init_from = p.get_string("pretrained");
+  Trained t = train(ctx, fleet, spec);
+  if (t.stopped) return;
+  save_encoder(t.model, t.temperature, ctx.artifacts_dir() / "model.pt");
+  ctx.score_predictions(spec.finetune_steps, "test", t.test_probs, t.test_labels);
+  ctx.summary("majority_accuracy", t.majority_accuracy);
+  ctx.summary("logistic_test_accuracy", t.logistic_test_accuracy);
+  ctx.summary("temperature", t.temperature);
+  ctx.log().info("node-level test accuracy {:.3f} (logistic {:.3f}, majority class {:.3f}); model written to {}", t.test_accuracy,
+                 t.logistic_test_accuracy, t.majority_accuracy, (ctx.artifacts_dir() / "model.pt").string());
+}
+
+// ---------------------------------------------------------------- drwatson.headline
+
+void run_headline(nexp::RunContext& ctx) {
+  const auto& p = ctx.params();
+  const std::string variant = p.get_string("variant");
+  FleetSpec fleet = fleet_of(p);
+  if (variant == "zero_ambiguity") fleet.noise.ambiguity = 0.0;
+  const int platform = platform_of(fleet, p.get_string("platform"));
+  const int replicas = static_cast<int>(p.get_int("seeds"));
+  const double horizon = p.get_float("horizon_days");
+
+  TrainSpec spec = train_spec(p, fleet, ctx.seed());
+  if (variant == "no_pretrain") spec.pretrain_steps = 0;
+  if (variant == "single_platform") {
+    std::vector<int> only;
+    std::vector<std::int64_t> sizes;
+    for (std::size_t i = 0; i < spec.pretrain_platforms.size(); ++i)
+      if (spec.pretrain_platforms[i] == platform) only.push_back(platform), sizes.push_back(spec.pretrain_incidents[i]);
+    spec.pretrain_platforms = only;
+    spec.pretrain_incidents = sizes;
+  }
+  Trained t;
+  const std::string model_file = p.get_string("model");
+  if (!model_file.empty()) {
+    auto [m, temperature] = load_encoder(model_file);
+    t.model = m, t.temperature = temperature;
+    spec.pretrain_steps = spec.finetune_steps = 0;
+    t.logistic = train(ctx, fleet, spec).logistic;  // the baseline is cheap: fit it here
+    ctx.log().info("using the fine-tuned model {}", model_file);
+  } else {
+    t = train(ctx, fleet, spec);
+    if (t.stopped) return;
+  }
+
+  DecisionOptions options;
+  options.residual_risk = p.get_float("residual_risk");
+  options.cost_aware = variant != "no_decision";
+  auto fm_classifier = std::make_shared<TransformerClassifier>(t.model, t.temperature, fleet);
+  IncumbentPolicy incumbent(fleet);
+  PosteriorPolicy logistic("logistic", fleet, t.logistic, DecisionOptions{false, options.residual_risk, options.max_attempts});
+  PosteriorPolicy fm("drwatson", fleet, fm_classifier, options);
+  OraclePolicy oracle(fleet);
+  const std::vector<const Policy*> policies = {&incumbent, &logistic, &fm, &oracle};
+  std::vector<std::vector<ReplicaMetrics>> results;
+  std::int64_t step = spec.pretrain_steps + spec.finetune_steps;
+  {
+    auto bar = ctx.progress(static_cast<std::int64_t>(policies.size()), "simulate");
+    for (const Policy* policy : policies) {
+      results.push_back(run_replicas(fleet, *policy, platform, ctx.seed(), replicas, horizon));
+      bar.advance();
+      const auto& r = results.back();
+      ctx.log().info("{:>10}: downtime {:8.1f} h, QA {:6.1f} h, job downtime {:6.1f} h, ETTR {:.3f}, accuracy {:.3f}, "
+                     "repeats {:.3f}",
+                     policy->name(), mean(column(r, "downtime")), mean(column(r, "qa_time")), mean(column(r, "job_downtime")),
+                     mean(column(r, "ettr")), mean(column(r, "accuracy")), mean(column(r, "repeat_rate")));
+      ctx.log_metrics(++step, {{policy->name() + "_downtime", mean(column(r, "downtime"))},
+                               {policy->name() + "_qa_time", mean(column(r, "qa_time"))}});
+    }
+  }
+
+  // Reductions against the incumbent, paired over replicas (common random numbers).
+  const auto& base = results[0];
+  const std::vector<std::string> keys = {"downtime", "qa_time", "job_downtime", "node_downtime"};
+  auto reductions = [&](const std::vector<ReplicaMetrics>& treated, const std::string& key) {
+    return paired_reduction(column(base, key), column(treated, key), mix64(ctx.seed() ^ std::hash<std::string>{}(key)));
+  };
+  for (const auto& key : {"downtime", "qa_time", "job_downtime"}) {
+    const Interval r = reductions(results[2], key);
+    ctx.summary(std::string(key) + "_reduction", r.estimate);
+    ctx.summary(std::string(key) + "_reduction_ci_low", r.low);
+    ctx.summary(std::string(key) + "_reduction_ci_high", r.high);
+  }
+  for (std::size_t i : {std::size_t{1}, std::size_t{3}}) {
+    ctx.summary(policies[i]->name() + "_downtime_reduction", reductions(results[i], "downtime").estimate);
+    ctx.summary(policies[i]->name() + "_qa_time_reduction", reductions(results[i], "qa_time").estimate);
+  }
+  for (std::size_t i = 0; i < policies.size(); ++i) {
+    const std::string n = policies[i]->name() == "drwatson" ? "fm" : policies[i]->name();
+    ctx.summary(n + "_accuracy", mean(column(results[i], "accuracy")));
+    ctx.summary(n + "_ettr", mean(column(results[i], "ettr")));
+  }
+  ctx.summary("fm_repeat_rate", mean(column(results[2], "repeat_rate")));
+  ctx.summary("incumbent_repeat_rate", mean(column(results[0], "repeat_rate")));
+  if (t.test_probs.defined()) ctx.summary("fm_test_accuracy", t.test_accuracy);
+  ctx.summary("logistic_test_accuracy", t.logistic_test_accuracy);
+
+  // The table: every policy, every measure, mean over replicas, and reductions with intervals.
+  std::string csv = "policy,measure,mean,reduction,ci_low,ci_high\n";
+  std::string md = fmt::format("# {} fleet, variant {}, {} replicas of {} days\n\n| policy | downtime h | QA h | job downtime h | "
+                               "node downtime h | ETTR | accuracy | repeat rate | downtime vs incumbent | QA vs incumbent |\n"
+                               "|---|---|---|---|---|---|---|---|---|---|\n",
+                               fleet.platforms[static_cast<std::size_t>(platform)].name, variant, replicas,
+                               horizon > 0 ? horizon : fleet.job.horizon_days);
+  for (std::size_t i = 0; i < policies.size(); ++i) {
+    const auto& r = results[i];
+    for (const auto& [k, v] : r.front().as_map()) {
+      (void)v;
+      const auto col = column(r, k);
+      const bool reducible = std::find(keys.begin(), keys.end(), k) != keys.end();
+      const Interval red = reducible ? reductions(r, k) : Interval{};
+      csv += fmt::format("{},{},{:.6g},{},{},{}\n", policies[i]->name(), k, mean(col), reducible ? fmt::format("{:.4f}", red.estimate) : "",
+                         reducible ? fmt::format("{:.4f}", red.low) : "", reducible ? fmt::format("{:.4f}", red.high) : "");
+    }
+    const Interval d = reductions(r, "downtime"), q = reductions(r, "qa_time");
+    md += fmt::format("| {} | {:.1f} | {:.1f} | {:.1f} | {:.1f} | {:.3f} | {:.3f} | {:.3f} | {:+.1f}% [{:+.1f}, {:+.1f}] | {:+.1f}% [{:+.1f}, {:+.1f}] |\n",
+                      policies[i]->name(), mean(column(r, "downtime")), mean(column(r, "qa_time")), mean(column(r, "job_downtime")),
+                      mean(column(r, "node_downtime")), mean(column(r, "ettr")), mean(column(r, "accuracy")),
+                      mean(column(r, "repeat_rate")), -100 * d.estimate, -100 * d.high, -100 * d.low, -100 * q.estimate,
+                      -100 * q.high, -100 * q.low);
+  }
+  write_text(ctx.artifacts_dir() / "headline.csv", csv);
+  write_text(ctx.artifacts_dir() / "headline.md", md);
+  ctx.log().info("\n{}", md);
+}
+
+// ---------------------------------------------------------------- drwatson.diagnose
+
+namespace {
+
+std::string read_text(const fs::path& file) {
+  std::ifstream in(file);
+  if (!in)
+    throw nexp::DataError(fmt::format("params.log: cannot read '{}'. Give a kernel log (dmesg / journalctl -k), a dcgm-exporter "
+                                      "scrape or `nvidia-smi -q` output, or leave params.log empty to diagnose only the device.",
+                                      file.string()));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Times a known-answer matmul on the device, step by step; each step is reported to core, which calls
+// the device's on_step hook (where a simulated accelerator injects its faults).
+ProbeResult probe_device(nexp::RunContext& ctx, std::int64_t steps, std::int64_t n) {
+  ProbeResult r;
+  if (steps <= 0) return r;
+  const c10::Device device = ctx.torch_device();
+  auto grid = at::arange(n * n, at::kDouble).reshape({n, n});
+  const at::Tensor a64 = at::sin(grid * 0.37), b64 = at::cos(grid * 0.11) / static_cast<double>(n);
+  const at::Tensor reference = a64.matmul(b64);
+  const at::Tensor a = a64.to(at::kFloat).to(device), b = b64.to(at::kFloat).to(device);
+  std::vector<double> times;
+  for (std::int64_t s = 1; s <= steps; ++s) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const at::Tensor c = a.matmul(b).to(at::kCPU).to(at::kDouble);
+    const double err = (c - reference).abs().max().item<double>() / std::max(1e-12, reference.abs().max().item<double>());
+    ctx.log_metrics(s, {{"probe_error", err}});  // core calls Device::on_step here
+    const double dt = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    times.push_back(dt);
+    r.wrong_answer = r.wrong_answer || !(err < 1e-3);
+  }
+  r.steps = static_cast<int>(steps);
+  std::vector<double> sorted = times;
+  std::sort(sorted.begin(), sorted.end());
+  r.expected_seconds_per_step = sorted.front();
+  r.seconds_per_step = sorted[sorted.size() / 2];
+  r.timed_out = sorted.back() > std::max(0.5, 50.0 * sorted.front());
+  return r;
+}
+
+}  // namespace
+
+void run_diagnose(nexp::RunContext& ctx) {
+  const auto& p = ctx.params();
+  const FleetSpec fleet = fleet_of(p);
+  nexp::Device& device = ctx.device();
+  const nexp::DeviceInfo info = device.info();
+  std::string pname = p.get_string("platform");
+  if (pname == "auto") pname = info.backend == "cuda" || info.backend == "cpu" ? "gpu" : "acc_t";
+  const int platform = platform_of(fleet, pname);
+  const RawCodes codes(fleet, fleet.platform_index("gpu") != kNoIndex ? fleet.platform_index("gpu") : platform);
+
+  // ---- the machine's own telemetry around an active probe
+  const nexp::Telemetry before = device.telemetry();
+  const ProbeResult probe = probe_device(ctx, p.get_int("probe_steps"), p.get_int("probe_size"));
+  const nexp::Telemetry after = device.telemetry();
+  const nexp::Health health = device.health();
+  NodeView node = events_from_telemetry(before, after, probe, fleet, platform, std::max(0, info.index));
+  for (const auto& line : health.problems) ctx.log().warn("{} health: {}", info.id, line);
+
+  // ---- and a log file, if one was given
+  const std::string log_file = p.get_string("log");
+  if (!log_file.empty()) {
+    const std::string text = read_text(log_file);
+    std::string format = p.get_string("format");
+    if (format == "auto")
+      format = text.find("DCGM_FI_") != std::string::npos                                                   ? "dcgm"
+               : text.find("NVSMI LOG") != std::string::npos || text.find("Attached GPUs") != std::string::npos ? "nvidia_smi"
+                                                                                                          : "kernel";
+    NodeView from = format == "dcgm"         ? events_from_dcgm(parse_dcgm(text), codes)
+                    : format == "nvidia_smi" ? events_from_smi(parse_nvidia_smi(text), codes)
+                                             : events_from_log(parse_kernel_log(text), codes);
+    ctx.log().info("{}: {} events from {} ({})", info.id, from.events.size(), log_file, format);
+    merge_into(node, from);
+  }
+  Observation obs;
+  obs.platform = platform;
+  obs.candidates = {node};
+  const Vocabulary vocab(fleet);
+  std::vector<std::string> seen;
+  for (const auto& e : node.events)
+    seen.push_back(fmt::format("{}[{}]{}", vocab.raw_name(vocab.raw_of(platform, e.kind)), e.slot,
+                               e.value > 0 ? fmt::format("={:g}", e.value) : ""));
+  ctx.log().info("{} ({}, platform {}): {} events: {}", info.id, info.name, pname, node.events.size(),
+                 seen.empty() ? "none" : fmt::format("{}", fmt::join(seen, " ")));
+
+  // ---- the incumbent's rules
+  const IncumbentPolicy incumbent(fleet);
+  const Decision rule = incumbent.decide(obs, SweepResult{}, nullptr);
+  auto tests_text = [&](const std::vector<int>& plan) {
+    std::vector<std::string> names;
+    double minutes = 0;
+    for (int t : plan) names.push_back(fleet.tests[static_cast<std::size_t>(t)].name), minutes += fleet.tests[static_cast<std::size_t>(t)].minutes;
+    return plan.empty() ? std::string("none") : fmt::format("{} ({:g} min)", fmt::join(names, ", "), minutes);
+  };
+  auto name_of_cause = [&](int c) { return c == kNoIndex ? std::string("none") : fleet.causes[static_cast<std::size_t>(c)].name; };
+  auto name_of_action = [&](int a) { return a == kNoIndex ? std::string("keep in service") : fleet.actions[static_cast<std::size_t>(a)].name; };
+  ctx.log().info("incumbent rules: {}; diagnosis {}, action {}, QA {}",
+                 rule.sweep ? "collective symptoms only (would run a triage sweep)" : "matched",
+                 name_of_cause(rule.cause), name_of_action(rule.node == kNoIndex ? kNoIndex : rule.action), tests_text(rule.qa));
+
+  // ---- DrWatson
+  EventEncoder model{nullptr};
+  double temperature = 1.0;
+  if (!p.get_string("model").empty()) {
+    std::tie(model, temperature) = load_encoder(p.get_string("model"));
+  } else {
+    ctx.log().info("no params.model given: training a small model first (pass a drwatson.finetune run's model.pt to skip this)");
+    Trained t = train(ctx, fleet, train_spec(p, fleet, ctx.seed()));
+    if (t.stopped) return;
+    model = t.model, temperature = t.temperature;
+  }
+  auto classifier = std::make_shared<TransformerClassifier>(model, temperature, fleet);
+  DecisionOptions options;
+  options.residual_risk = p.get_float("residual_risk");
+  const PosteriorPolicy drwatson("drwatson", fleet, classifier, options);
+  const std::vector<double> q = classifier->posteriors(obs)[0];
+  const Decision d = drwatson.decide_single(q);
+  const ClassTable& classes = drwatson.cost_model().classes();
+  std::vector<std::size_t> order(q.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return q[a] > q[b]; });
+  nlohmann::json out;
+  out["device"] = {{"id", info.id}, {"name", info.name}, {"platform", pname}};
+  out["events"] = seen;
+  out["probe"] = {{"steps", probe.steps}, {"seconds_per_step", probe.seconds_per_step},
+                  {"fastest_step", probe.expected_seconds_per_step}, {"wrong_answer", probe.wrong_answer},
+                  {"timed_out", probe.timed_out}};
+  std::vector<std::string> top;
+  for (std::size_t i = 0; i < std::min<std::size_t>(5, order.size()); ++i) {
+    const auto& e = classes.entries[order[i]];
+    const std::string label = e.cause == kNoIndex ? "healthy" : fmt::format("{} (needs {})", name_of_cause(e.cause), name_of_action(e.action));
+    top.push_back(fmt::format("{} {:.2f}", label, q[order[i]]));
+    out["posterior"].push_back({{"class", label}, {"p", q[order[i]]}});
+  }
+  ctx.log().info("DrWatson posterior: {}", fmt::join(top, "; "));
+  ctx.log().info("DrWatson: suspected cause {}, action {}, QA plan {}", name_of_cause(d.cause),
+                 name_of_action(d.node == kNoIndex ? kNoIndex : d.action), tests_text(d.qa));
+  out["incumbent"] = {{"cause", name_of_cause(rule.cause)}, {"action", name_of_action(rule.node == kNoIndex ? kNoIndex : rule.action)},
+                      {"qa", tests_text(rule.qa)}, {"sweep", rule.sweep}};
+  out["drwatson"] = {{"cause", name_of_cause(d.cause)}, {"action", name_of_action(d.node == kNoIndex ? kNoIndex : d.action)},
+                     {"qa", tests_text(d.qa)}, {"p_healthy", q[ClassTable::kHealthy]}};
+  write_text(ctx.artifacts_dir() / "diagnosis.json", out.dump(2) + "\n");
+  ctx.summary("events", static_cast<double>(node.events.size()));
+  ctx.summary("fault_probability", 1.0 - q[ClassTable::kHealthy]);
+  ctx.summary("probe_seconds", probe.seconds_per_step);
+  ctx.summary("fm_pull", d.node == kNoIndex ? 0.0 : 1.0);
+  ctx.summary("incumbent_pull", rule.node == kNoIndex ? 0.0 : 1.0);
+}
+
+}  // namespace drwatson
