@@ -16,7 +16,7 @@ class Bookkeeper {
   Bookkeeper(const Problem& problem, const Settings& s, const Trace* trace)
       : problem_(problem), s_(s), trace_(trace && trace->every > 0 && trace->record ? trace : nullptr),
         population(problem), archive_cov_(problem), start_(std::chrono::steady_clock::now()) {
-    if (s.archive) archive_.reserve(problem.front_size() + 1);
+    if (s.archive) archive_.reserve(problem.n() + 2);  // at most n+1 distinct u values
   }
 
   void evaluated(const Point& p, const BitString& x) {
@@ -103,6 +103,63 @@ RunResult run_gsemo(const Problem& problem, const Settings& s, std::uint64_t see
   return book.finish(final_points, pop.size());
 }
 
+// ---------------------------------------------------------------- the MOEA/D loop
+
+namespace {
+
+// One solution per subproblem, and the best value seen per objective.
+struct Subproblems {
+  std::vector<BitString> x;
+  std::vector<Point> p;
+  RefPoint best{-std::numeric_limits<long double>::infinity(), -std::numeric_limits<long double>::infinity()};
+
+  void replace(int k, const BitString& y, const Point& q, Coverage& coverage) {
+    coverage.remove(p[k]);
+    x[k] = y, p[k] = q;
+    coverage.add(q);
+  }
+};
+
+// The loop both MOEA/D variants share: `count` random initial solutions (evaluated even past a tiny
+// budget); then generations in which every subproblem's solution is mutated once and the offspring is
+// offered to the subproblems. rescore() runs whenever the best value of an objective improves;
+// offer(j, y, q) returns whether some subproblem took offspring y (with objectives q) of subproblem
+// j; after_generation() runs between generations.
+template <class Rescore, class Offer, class AfterGeneration>
+void moead_generations(const Problem& problem, const Settings& s, int count, Rng& rng, Bookkeeper& book,
+                       Subproblems& sub, Rescore&& rescore, Offer&& offer, AfterGeneration&& after_generation) {
+  const Mutation mutation(s.mutation, problem.n(), s.power_law_beta);
+  auto see = [&](const Point& q) {
+    const bool moved = q.f1 > sub.best.z1 || q.f2 > sub.best.z2;
+    sub.best.z1 = std::max(sub.best.z1, q.f1), sub.best.z2 = std::max(sub.best.z2, q.f2);
+    return moved;
+  };
+  sub.x.resize(count);
+  sub.p.resize(count);
+  for (int j = 0; j < count; ++j) {
+    sub.x[j] = random_bits(problem.n(), rng);
+    sub.p[j] = problem.evaluate(sub.x[j]);
+    book.evaluated(sub.p[j], sub.x[j]);
+    see(sub.p[j]);
+    book.population.add(sub.p[j]);
+  }
+  rescore();
+  book.check();
+  while (!book.done()) {
+    for (int j = 0; j < count && !book.done(); ++j) {
+      BitString y = sub.x[j];
+      mutation.apply(y, rng);
+      const Point q = problem.evaluate(y);
+      book.evaluated(q, y);
+      if (see(q)) rescore();
+      if (offer(j, y, q)) book.check();
+    }
+    if (!book.done()) after_generation();
+  }
+}
+
+}  // namespace
+
 // ---------------------------------------------------------------- classic MOEA/D
 
 namespace {
@@ -116,7 +173,6 @@ long double classic_g(const Weight& l, const RefPoint& z, const Point& q, long d
 template <Scalarizer S>
 RunResult classic_impl(const Problem& problem, const Settings& s, std::uint64_t seed, const Trace* trace) {
   Rng rng(seed);
-  const Mutation mutation(s.mutation, problem.n(), s.power_law_beta);
   Bookkeeper book(problem, s, trace);
   const int count = subproblem_count(problem, s);
   const auto weights = uniform_weights(count);
@@ -130,48 +186,25 @@ RunResult classic_impl(const Problem& problem, const Settings& s, std::uint64_t 
     hi[j] = lo[j] + t;
   }
 
-  std::vector<BitString> x(count);
-  std::vector<Point> p(count);
-  std::vector<long double> g(count);
-  RefPoint z{-std::numeric_limits<long double>::infinity(), -std::numeric_limits<long double>::infinity()};
+  Subproblems sub;
+  std::vector<long double> g(count);  // g of each subproblem's solution, z = the best values seen
   auto rescore = [&] {
-    for (int k = 0; k < count; ++k) g[k] = classic_g<S>(weights[k], z, p[k], theta);
+    for (int k = 0; k < count; ++k) g[k] = classic_g<S>(weights[k], sub.best, sub.p[k], theta);
   };
-  auto see = [&](const Point& q) {  // z: the best value seen per objective
-    const bool moved = q.f1 > z.z1 || q.f2 > z.z2;
-    z.z1 = std::max(z.z1, q.f1), z.z2 = std::max(z.z2, q.f2);
-    return moved;
-  };
-  for (int j = 0; j < count; ++j) {  // the initial population is evaluated even past a tiny budget
-    x[j] = random_bits(problem.n(), rng);
-    p[j] = problem.evaluate(x[j]);
-    book.evaluated(p[j], x[j]);
-    see(p[j]);
-    book.population.add(p[j]);
-  }
-  rescore();
-  book.check();
-  while (!book.done()) {
-    for (int j = 0; j < count && !book.done(); ++j) {
-      BitString y = x[j];
-      mutation.apply(y, rng);
-      const Point q = problem.evaluate(y);
-      book.evaluated(q, y);
-      if (see(q)) rescore();
-      bool replaced = false;
-      for (int k = lo[j]; k < hi[j]; ++k) {
-        const long double gy = classic_g<S>(weights[k], z, q, theta);
-        if (gy <= g[k]) {
-          book.population.remove(p[k]);
-          x[k] = y, p[k] = q, g[k] = gy;
-          book.population.add(q);
-          replaced = true;
-        }
+  auto offer = [&](int j, const BitString& y, const Point& q) {
+    bool taken = false;
+    for (int k = lo[j]; k < hi[j]; ++k) {
+      const long double gy = classic_g<S>(weights[k], sub.best, q, theta);
+      if (gy <= g[k]) {
+        sub.replace(k, y, q, book.population);
+        g[k] = gy;
+        taken = true;
       }
-      if (replaced) book.check();
     }
-  }
-  return book.finish(p, count);
+    return taken;
+  };
+  moead_generations(problem, s, count, rng, book, sub, rescore, offer, [] {});
+  return book.finish(sub.p, count);
 }
 
 }  // namespace
@@ -317,66 +350,43 @@ void adjust_decomposition(const Problem& problem, std::vector<Aim>& aims, std::v
 RunResult run_moead_self_adjusting(const Problem& problem, const Settings& s, std::uint64_t seed,
                                    const Trace* trace) {
   Rng rng(seed);
-  const Mutation mutation(s.mutation, problem.n(), s.power_law_beta);
   Bookkeeper book(problem, s, trace);
   const int count = subproblem_count(problem, s);
   std::vector<Aim> aims(count);
   const auto weights = uniform_weights(count);
   for (int j = 0; j < count; ++j) aims[j] = Aim::weights(weights[j]);
 
-  std::vector<BitString> x(count);
-  std::vector<Point> p(count);
+  Subproblems sub;
   std::vector<Cached> cached(count);
-  // z sits one unit above the best values seen, so every ray has positive weights.
-  long double best1 = -std::numeric_limits<long double>::infinity(), best2 = best1;
-  RefPoint z;
+  RefPoint z;  // one unit above the best values seen, so every ray has positive weights
   auto rescore = [&] {
-    z = {best1 + 1, best2 + 1};
+    z = {sub.best.z1 + 1, sub.best.z2 + 1};
     for (int k = 0; k < count; ++k) {
       aims[k].refresh(problem, z);
-      cached[k] = cache(aims[k], z, p[k]);
+      cached[k] = cache(aims[k], z, sub.p[k]);
     }
   };
-  auto see = [&](const Point& q) {
-    const bool moved = q.f1 > best1 || q.f2 > best2;
-    best1 = std::max(best1, q.f1), best2 = std::max(best2, q.f2);
-    return moved;
+  auto offer = [&](int, const BitString& y, const Point& q) {
+    bool taken = false;
+    for (int k = 0; k < count; ++k) {
+      Cached cy;
+      if (accepts(aims[k], cached[k], sub.p[k], z, q, cy)) {
+        sub.replace(k, y, q, book.population);
+        cached[k] = cy;
+        taken = true;
+      }
+    }
+    return taken;
   };
-  for (int j = 0; j < count; ++j) {  // the initial population is evaluated even past a tiny budget
-    x[j] = random_bits(problem.n(), rng);
-    p[j] = problem.evaluate(x[j]);
-    book.evaluated(p[j], x[j]);
-    see(p[j]);
-    book.population.add(p[j]);
-  }
-  rescore();
-  book.check();
   AdjustScratch scratch;
   std::int64_t generation = 0;
   const int every = std::max(1, s.adjust_every);
-  while (!book.done()) {
-    for (int j = 0; j < count && !book.done(); ++j) {
-      BitString y = x[j];
-      mutation.apply(y, rng);
-      const Point q = problem.evaluate(y);
-      book.evaluated(q, y);
-      if (see(q)) rescore();
-      bool replaced = false;
-      for (int k = 0; k < count; ++k) {
-        Cached cy;
-        if (accepts(aims[k], cached[k], p[k], z, q, cy)) {
-          book.population.remove(p[k]);
-          x[k] = y, p[k] = q, cached[k] = cy;
-          book.population.add(q);
-          replaced = true;
-        }
-      }
-      if (replaced) book.check();
-    }
-    if (++generation % every == 0 && !book.done())
-      adjust_decomposition(problem, aims, x, p, cached, z, book.population, rng, scratch);
-  }
-  return book.finish(p, count);
+  auto adjust = [&] {
+    if (++generation % every == 0)
+      adjust_decomposition(problem, aims, sub.x, sub.p, cached, z, book.population, rng, scratch);
+  };
+  moead_generations(problem, s, count, rng, book, sub, rescore, offer, adjust);
+  return book.finish(sub.p, count);
 }
 
 RunResult run_algorithm(Algorithm a, const Problem& problem, const Settings& s, std::uint64_t seed,
