@@ -38,6 +38,10 @@ struct IdStep {
   int round = 0;
   std::vector<int> targets, sources, known;
   std::vector<std::vector<int>> removed;  // one list per source
+  // The other allowed nodes: their equations hold as well (an overdetermined, better conditioned
+  // system for a sample covariance; identify.hpp).
+  std::vector<int> extra;
+  std::vector<std::vector<int>> extra_removed;
 };
 
 struct Identification {
@@ -47,6 +51,7 @@ struct Identification {
   std::vector<IdStep> steps;                     // in the order they were found; empty after Tian
   int rounds = 0;
   double error_bound = 0;  // probability bound of a missed identification (0: deterministic)
+  std::size_t memory_bytes = 0;  // the largest size of the algorithm's own data structures
 
   bool node_solved(const MixedGraph& g, int v) const { return solved_parents[v].size() == g.parents(v).size(); }
   int solved_nodes(const MixedGraph& g) const;

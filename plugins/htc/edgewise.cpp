@@ -57,8 +57,9 @@ class EdgewiseState {
     }
   }
 
-  // Records that `targets` (a subset of unsolved(i)) are identified from `sources`.
-  IdStep solve(int i, std::vector<int> targets, std::vector<int> sources, int round) {
+  // Records that `targets` (a subset of unsolved(i)) are identified from `sources`; `usable` lists every
+  // source allowed for these targets (the others become the step's extra equations).
+  IdStep solve(int i, std::vector<int> targets, std::vector<int> sources, const std::vector<int>& usable, int round) {
     std::sort(targets.begin(), targets.end());
     std::sort(sources.begin(), sources.end());
     IdStep step;
@@ -66,6 +67,11 @@ class EdgewiseState {
     step.round = round;
     step.known = solved_[i];
     for (int a : sources) step.removed.push_back(solved_[a]);
+    for (int a : usable)
+      if (!std::binary_search(sources.begin(), sources.end(), a)) {
+        step.extra.push_back(a);
+        step.extra_removed.push_back(solved_[a]);
+      }
     for (int t : targets) {
       solved_[i].push_back(t);
       unsolved_[i].erase(std::find(unsolved_[i].begin(), unsolved_[i].end(), t));
@@ -151,7 +157,10 @@ Identification edgewise_classic(const MixedGraph& g, int max_subset_size) {
             for (int j : comb) targets.push_back(u[j]);
             HalfTrekSystem system = max_half_trek_system(g, mask, targets, net);
             if (system.size == k) {
-              id.steps.push_back(state.solve(i, std::move(targets), std::move(system.sources), round));
+              std::vector<int> usable;
+              for (int a : allowed)
+                if (mask[a]) usable.push_back(a);
+              id.steps.push_back(state.solve(i, std::move(targets), std::move(system.sources), usable, round));
               found = true;
             }
           }
@@ -215,9 +224,14 @@ Identification edgewise_closure(const MixedGraph& g, const RandomizedOptions& op
           in.swap(keep);
         }
         if (w.empty()) continue;
-        std::vector<int> targets;
+        std::vector<int> targets, usable;
         for (int q : w) targets.push_back(u[q]);
-        id.steps.push_back(state.solve(i, std::move(targets), basis.tags(), round));
+        for (std::size_t a = 0; a < allowed.size(); ++a) {
+          bool inside = true;
+          for (std::size_t p = 0; p < u.size() && inside; ++p) inside = !support[a][p] || in[p];
+          if (inside) usable.push_back(allowed[a]);
+        }
+        id.steps.push_back(state.solve(i, std::move(targets), basis.tags(), usable, round));
         changed = true;
       }
       if (changed) id.rounds = round;

@@ -55,6 +55,7 @@ class EchelonBasis {
   // with `tag` (the row's origin, e.g. a source node) and insert() returns true.
   bool insert(u64* x, int tag, const PrimeField& f);
   const std::vector<int>& tags() const { return tags_; }
+  std::size_t bytes() const { return rows_.capacity() * sizeof(u64) + (pivot_.capacity() + tags_.capacity()) * sizeof(int); }
   // Columns c with e_c in the span: reduced row echelon form, then the rows with a single nonzero.
   std::vector<int> covered_columns(const PrimeField& f);
 

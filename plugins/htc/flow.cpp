@@ -10,6 +10,12 @@ void FlowNetwork::reset(int nodes) {
   cap_.clear();
 }
 
+std::size_t FlowNetwork::bytes() const {
+  return (head_.capacity() + next_.capacity() + to_.capacity() + cap_.capacity() + level_.capacity() +
+          cursor_.capacity() + queue_.capacity()) *
+         sizeof(int);
+}
+
 int FlowNetwork::add_node() {
   head_.push_back(-1);
   return nodes_++;

@@ -26,6 +26,7 @@ class FlowNetwork {
   // Augments from `source` to `sink` until the flow reaches `limit` or no augmenting path is left.
   int max_flow(int source, int sink, int limit);
   bool saturated(int arc) const { return cap_[arc] == 0; }
+  std::size_t bytes() const;
 
  private:
   bool levels(int source, int sink);

@@ -126,6 +126,14 @@ void HalfTrekMatrix::row(int y, std::vector<u64>& out) const {
   }
 }
 
+std::size_t HalfTrekMatrix::bytes() const {
+  std::size_t b = (om_diag_.capacity() + block_pos_.capacity() + block_of_.capacity()) * sizeof(u64);
+  for (const auto& x : lam_) b += x.capacity() * sizeof(u64);
+  for (const auto& x : om_) b += x.capacity() * sizeof(u64);
+  for (const auto& block : blocks_) b += (block.inverse.capacity() + block.nodes.capacity()) * sizeof(u64);
+  return b;
+}
+
 u64 HalfTrekMatrix::lambda(int from, int to) const {
   const auto& pa = g_.parents(to);
   auto it = std::lower_bound(pa.begin(), pa.end(), from);

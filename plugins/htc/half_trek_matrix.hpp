@@ -33,6 +33,7 @@ class HalfTrekMatrix {
   u64 lambda(int from, int to) const;  // 0 when from -> to is not an edge
   u64 omega(int a, int b) const;       // 0 when a != b are not siblings
   const PrimeField& field() const { return f_; }
+  std::size_t bytes() const;  // the weights and the components' inverses
 
  private:
   bool draw(std::mt19937_64& rng);

@@ -33,15 +33,25 @@ namespace {
 
 // The HTC step that solved v: sources in htr(v) enter with their own (already identified) edges
 // removed, i.e. as rows of (I - Lambda)^T Sigma; the others as plain rows of Sigma.
-IdStep htc_step(const MixedGraph& g, Reach& reach, int v, int round, std::vector<int> sources) {
-  std::vector<char> htr;
+// `solved` marks the nodes identified before v: with the nodes outside htr(v) they are v's allowed set.
+IdStep htc_step(const MixedGraph& g, Reach& reach, int v, int round, std::vector<int> sources,
+                const std::vector<char>& solved) {
+  std::vector<char> htr, used(g.num_nodes(), 0);
   reach.htr_from(v, htr);
   std::sort(sources.begin(), sources.end());
   IdStep step;
   step.node = v;
   step.round = round;
   step.targets = g.parents(v);
-  for (int y : sources) step.removed.push_back(htr[y] ? g.parents(y) : std::vector<int>{});
+  for (int y : sources) {
+    step.removed.push_back(htr[y] ? g.parents(y) : std::vector<int>{});
+    used[y] = 1;
+  }
+  for (int y = 0; y < g.num_nodes(); ++y)
+    if (!used[y] && y != v && (!htr[y] || (solved[y] && !g.is_sibling(v, y)))) {
+      step.extra.push_back(y);
+      step.extra_removed.push_back(htr[y] ? g.parents(y) : std::vector<int>{});
+    }
   step.sources = std::move(sources);
   return step;
 }
@@ -132,6 +142,7 @@ Identification htc_randomized_once(const MixedGraph& g, const PrimeField& f, std
   }
   // Waves: a solved node s becomes allowed for the v with s in htr(v) that are not its siblings.
   int round = 0;
+  std::size_t peak = 0;
   for (;;) {
     for (int s : frontier) {
       reach.htr_to(s, reach_mask);
@@ -145,14 +156,22 @@ Identification htc_randomized_once(const MixedGraph& g, const PrimeField& f, std
     if (next.empty()) break;
     ++round;
     std::sort(next.begin(), next.end());
+    std::size_t held = 0;  // the bases' memory peaks here, before the solved nodes release theirs
+    for (const auto& b : basis) held += b.bytes();
+    peak = std::max(peak, held);
+    for (int v : next) id.steps.push_back(htc_step(g, reach, v, round, basis[v].tags(), solved));
     for (int v : next) {
       solved[v] = 1;
-      id.steps.push_back(htc_step(g, reach, v, round, basis[v].tags()));
+      basis[v] = EchelonBasis();
     }
     frontier.swap(next);
     next.clear();
   }
   id.rounds = round;
+  std::size_t held = 0;
+  for (const auto& b : basis) held += b.bytes();
+  id.memory_bytes = m.bytes() + std::max(peak, held) + (row.capacity() + x.capacity() + 2 * n) * sizeof(u64) +
+                    n * sizeof(EchelonBasis);
   finish(g, solved, id);
   return id;
 }
@@ -183,10 +202,11 @@ Identification htc_classic(const MixedGraph& g) {
       }
       if (count < static_cast<int>(pa.size())) continue;
       HalfTrekSystem system = max_half_trek_system(g, allowed, pa, net);
+      id.memory_bytes = std::max(id.memory_bytes, net.bytes() + (htr.capacity() + allowed.capacity()));
       if (system.size != static_cast<int>(pa.size())) continue;
+      id.steps.push_back(htc_step(g, reach, v, round, std::move(system.sources), solved));
       solved[v] = 1;
       changed = true;
-      id.steps.push_back(htc_step(g, reach, v, round, std::move(system.sources)));
     }
     if (changed) id.rounds = round;
   }

@@ -1,5 +1,6 @@
 #include "identify.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -21,7 +22,7 @@ void fill_normal(double* out, long long count, std::mt19937_64& rng) {
 }
 }  // namespace
 
-Estimate identify(const MixedGraph& g, const Identification& id, const Eigen::MatrixXd& sigma) {
+Estimate identify(const MixedGraph& g, const Identification& id, const Eigen::MatrixXd& sigma, bool all_equations) {
   const int n = g.num_nodes();
   std::size_t stepped = 0;
   for (const auto& s : id.steps) stepped += s.targets.size();
@@ -33,17 +34,24 @@ Estimate identify(const MixedGraph& g, const Identification& id, const Eigen::Ma
   for (const auto& edge : g.directed()) e.lambda(edge.from, edge.to) = kNaN;
   for (const auto& step : id.steps) {
     const int k = static_cast<int>(step.targets.size());
-    Eigen::MatrixXd a(k, k);
-    Eigen::VectorXd b(k);
-    for (int r = 0; r < k; ++r) {
-      const int src = step.sources[r];
+    std::vector<int> sources = step.sources;
+    std::vector<std::vector<int>> removed = step.removed;
+    if (all_equations) {
+      sources.insert(sources.end(), step.extra.begin(), step.extra.end());
+      removed.insert(removed.end(), step.extra_removed.begin(), step.extra_removed.end());
+    }
+    const int m = static_cast<int>(sources.size());
+    Eigen::MatrixXd a(m, k);
+    Eigen::VectorXd b(m);
+    for (int r = 0; r < m; ++r) {
+      const int src = sources[r];
       Eigen::RowVectorXd row = sigma.row(src);
-      for (int u : step.removed[r]) row -= e.lambda(u, src) * sigma.row(u);
+      for (int u : removed[r]) row -= e.lambda(u, src) * sigma.row(u);
       for (int c = 0; c < k; ++c) a(r, c) = row(step.targets[c]);
       b(r) = row(step.node);
       for (int known : step.known) b(r) -= row(known) * e.lambda(known, step.node);
     }
-    const Eigen::VectorXd x = a.fullPivLu().solve(b);
+    const Eigen::VectorXd x = m == k ? Eigen::VectorXd(a.fullPivLu().solve(b)) : Eigen::VectorXd(a.colPivHouseholderQr().solve(b));
     for (int c = 0; c < k; ++c) e.lambda(step.targets[c], step.node) = x(c);
   }
   // Omega[i, j] = (e_i - Lambda[., i])^T Sigma (e_j - Lambda[., j]) where both columns are known.
@@ -98,21 +106,21 @@ Eigen::MatrixXd sample_covariance(const Sem& sem, long long samples, std::mt1993
   return full / static_cast<double>(samples);
 }
 
-double max_error(const Estimate& estimate, const Sem& truth, int* entries) {
-  double worst = 0;
-  int count = 0;
-  auto visit = [&](const Eigen::MatrixXd& est, const Eigen::MatrixXd& tru) {
-    for (int i = 0; i < est.rows(); ++i)
-      for (int j = 0; j < est.cols(); ++j)
-        if (!std::isnan(est(i, j))) {
-          worst = std::max(worst, std::fabs(est(i, j) - tru(i, j)));
-          ++count;
-        }
-  };
-  visit(estimate.lambda, truth.lambda);
-  visit(estimate.omega, truth.omega);
-  if (entries) *entries = count;
-  return worst;
+Errors errors(const MixedGraph& g, const Estimate& estimate, const Sem& truth) {
+  std::vector<double> e;
+  for (const auto& edge : g.directed())
+    if (!std::isnan(estimate.lambda(edge.from, edge.to)))
+      e.push_back(std::fabs(estimate.lambda(edge.from, edge.to) - truth.lambda(edge.from, edge.to)));
+  for (int i = 0; i < estimate.omega.rows(); ++i)
+    for (int j = i; j < estimate.omega.cols(); ++j)
+      if (!std::isnan(estimate.omega(i, j))) e.push_back(std::fabs(estimate.omega(i, j) - truth.omega(i, j)));
+  Errors out;
+  out.entries = static_cast<int>(e.size());
+  if (e.empty()) return out;
+  std::sort(e.begin(), e.end());
+  out.max = e.back();
+  out.median = e[e.size() / 2];
+  return out;
 }
 
 }  // namespace htc

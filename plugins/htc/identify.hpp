@@ -22,7 +22,11 @@ struct Estimate {
 };
 
 // Throws std::invalid_argument when `id` carries no steps for its identified edges (a Tian result).
-Estimate identify(const MixedGraph& g, const Identification& id, const Eigen::MatrixXd& sigma);
+// all_equations: least squares over the equations of every allowed node of each step, not only the
+// certified sources' square system (the same answer for an exact Sigma; for a sample covariance,
+// fewer weak-instrument blow-ups).
+Estimate identify(const MixedGraph& g, const Identification& id, const Eigen::MatrixXd& sigma,
+                  bool all_equations = false);
 
 // A linear SEM on g: lambda_ij = +-U(0.3, 0.8) on the edges; Omega with siblings' entries
 // +-U(0.2, 0.5) and the diagonal 1 + sum of absolute off-diagonals (diagonally dominant, so positive
@@ -36,7 +40,15 @@ Eigen::MatrixXd covariance(const Sem& sem);  // (I - Lambda)^{-T} Omega (I - Lam
 // (1/N) sum x x^T over N draws of X = (I - Lambda)^{-T} eps, eps ~ N(0, Omega) (the mean is known: 0).
 Eigen::MatrixXd sample_covariance(const Sem& sem, long long samples, std::mt19937_64& rng);
 
-// Largest absolute error over the identified entries of Lambda and Omega; `entries` counts them.
-double max_error(const Estimate& estimate, const Sem& truth, int* entries = nullptr);
+// Absolute errors over the identified parameters: lambda on identified edges, Omega on the pairs of
+// solved nodes.
+struct Errors {
+  double max = 0, median = 0;
+  int entries = 0;
+};
+Errors errors(const MixedGraph& g, const Estimate& estimate, const Sem& truth);
+inline double max_error(const MixedGraph& g, const Estimate& estimate, const Sem& truth) {
+  return errors(g, estimate, truth).max;
+}
 
 }  // namespace htc

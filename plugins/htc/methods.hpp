@@ -25,7 +25,11 @@ struct DecideOptions {
 // Reads algorithm, criterion, tian, max_subset_size, trials and prime from a method's parameters.
 DecideOptions decide_options(const nexp::Params& p);
 Identification decide(const MixedGraph& g, const DecideOptions& options);
-// Wall-clock seconds of one decision, averaged over repeats until at least `min_seconds` have passed.
+// CPU seconds used so far by the calling thread.
+double thread_seconds();
+// CPU seconds of the calling thread for one decision, averaged over repeats until at least
+// `min_seconds` have passed. CPU time, not wall time: on a shared machine the wall clock also counts
+// the other processes' turns (a decision is single-threaded, so on an idle machine the two agree).
 double time_decision(const MixedGraph& g, const DecideOptions& options, double min_seconds, Identification* out);
 // A per-graph seed for the randomized algorithms: the run's seed mixed with the graph's index.
 std::uint64_t graph_seed(std::uint64_t run_seed, std::uint64_t index);

@@ -20,6 +20,8 @@ void register_metrics(nexp::Registrar& r) {
   r.metric("solved_edge_fraction", Direction::Maximize, "identified directed edges / all directed edges");
   r.metric("error_bound", Direction::Minimize,
            "largest Schwartz-Zippel bound on the probability that the randomized decision missed an identification");
+  r.metric("memory_bytes", Direction::Minimize,
+           "largest size of the decision algorithm's own data structures (flow network, bases, weights) in bytes");
   r.metric("nonidentifiable_graphs", Direction::None,
            "graphs proven generically infinite-to-one by the half-trek flow of FDD 2012 Theorem 2");
   r.metric("reference_graphs", Direction::None, "graphs with SEMID's answer to compare with");
@@ -46,9 +48,15 @@ void register_metrics(nexp::Registrar& r) {
   r.metric("expected_misses_bound", Direction::None, "sum over graphs of the error bound with p = 2^61 - 1");
   r.metric("expected_misses_bound_small_prime", Direction::None, "sum over graphs of the error bound with the small p");
   r.metric("error_population", Direction::Minimize, "largest max-abs error of Lambda, Omega from the exact Sigma");
-  r.metric("error_smallest_sample", Direction::Minimize, "median max-abs error at the smallest sample size");
-  r.metric("error_largest_sample", Direction::Minimize, "median max-abs error at the largest sample size");
+  r.metric("error_smallest_sample", Direction::Minimize,
+           "median over graphs of the max-abs error (least squares over all allowed equations), smallest N");
+  r.metric("error_largest_sample", Direction::Minimize, "the same at the largest sample size");
   r.metric("error_slope", Direction::Minimize, "fitted exponent b of error ~ N^b (expected -1/2)");
+  r.metric("error_largest_sample_square", Direction::Minimize,
+           "as error_largest_sample, with only the certified sources' square systems (FDD's formula)");
+  r.metric("typical_error_largest_sample", Direction::Minimize,
+           "median over graphs of the median absolute error per parameter, at the largest sample size");
+  r.metric("typical_error_slope", Direction::Minimize, "fitted exponent of the typical error against N");
 }
 
 void register_datasets(nexp::Registrar& r) {
@@ -90,7 +98,7 @@ void register_methods(nexp::Registrar& r) {
       .param(Param::boolean("export_graphs", false,
                             "also write each graph as SEMID matrix files artifacts/graph_files/<name>_L.txt, _O.txt"))
       .produces({"graphs", "identifiable", "identifiable_graphs", "solved_nodes", "solved_edges",
-                 "solved_edge_fraction", "seconds", "error_bound", "nonidentifiable_graphs", "reference_graphs",
+                 "solved_edge_fraction", "seconds", "error_bound", "memory_bytes", "nonidentifiable_graphs", "reference_graphs",
                  "agree_graphs", "speedup"})
       .accepts({"htc.*"});
 
@@ -146,7 +154,8 @@ void register_methods(nexp::Registrar& r) {
       .param(Param::integer("n", 20, "nodes per graph").min(2))
       .param(Param::integer("graphs", 5, "graphs (each with its own random SEM)").min(1))
       .param(Param::ints("samples", {100, 1000, 10000, 100000, 1000000}, "sample sizes N").min(2))
-      .produces({"error_population", "error_smallest_sample", "error_largest_sample", "error_slope"});
+      .produces({"error_population", "error_smallest_sample", "error_largest_sample", "error_largest_sample_square",
+                 "typical_error_largest_sample", "error_slope", "typical_error_slope"});
 }
 
 void register_components(nexp::Registrar& r) {

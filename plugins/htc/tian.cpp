@@ -60,6 +60,7 @@ Identification tian_decompose(const MixedGraph& g, const Criterion& criterion) {
     out.criterion = part.criterion;
     out.algorithm = part.algorithm + "+tian";
     out.rounds = std::max(out.rounds, part.rounds);
+    out.memory_bytes = std::max(out.memory_bytes, part.memory_bytes);
     out.error_bound = std::min(1.0, out.error_bound + part.error_bound);
   }
   return out;
