@@ -145,13 +145,6 @@ void compare(const std::vector<std::string>& ids, const std::string& runs_dir, b
   print_table(std::cout, header, rows);
 }
 
-std::string csv_cell(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
-
 void export_runs(const Filters& f, bool as_json, const std::string& output) {
   auto records = query(f);
   std::ostringstream out;

@@ -32,12 +32,7 @@ int run_sweep(App& app, const SweepArgs& a) {
     std::vector<std::vector<std::string>> rows;
     for (const auto& t : plan.trials) {
       std::vector<std::string> row{std::to_string(t.index)};
-      for (const auto& axis : plan.axes) {
-        std::string v;
-        for (const auto& [k, x] : t.assignment)
-          if (k == axis.key) v = x;
-        row.push_back(v);
-      }
+      for (const auto& axis : plan.axes) row.push_back(t.value(axis.key));
       row.push_back(t.hash.substr(0, 12));
       row.push_back(std::filesystem::exists(plan.folder / "sweep.yaml") ? trial_state_name(trial_status(t).state) : "new");
       rows.push_back(std::move(row));

@@ -34,6 +34,22 @@ function(nexp_use_torch_pch target)
   endif()
 endfunction()
 
+# Registers each GoogleTest case of `target` as a CTest test named <prefix><Suite>.<Case>, with
+# `labels` and one torch thread. (gtest_discover_tests' PROPERTIES cannot carry list values in
+# CMake 3.25, so the labels are set by a script that runs after the discovery.)
+function(nexp_discover_tests target prefix labels)
+  include(GoogleTest)
+  gtest_discover_tests(${target} TEST_PREFIX "${prefix}" DISCOVERY_MODE PRE_TEST TEST_LIST ${target}_TESTS
+                       PROPERTIES WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  set(_script ${CMAKE_CURRENT_BINARY_DIR}/${target}_labels.cmake)
+  file(WRITE ${_script}
+    "foreach(_t IN LISTS ${target}_TESTS)\n"
+    "  set_tests_properties(\"\${_t}\" PROPERTIES LABELS \"${labels}\"\n"
+    "    ENVIRONMENT \"OMP_NUM_THREADS=1;OMP_WAIT_POLICY=PASSIVE;NO_COLOR=1\")\n"
+    "endforeach()\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${_script})
+endfunction()
+
 function(nexp_add_plugin slug)
   cmake_parse_arguments(P "NO_PCH;NO_CONFORMANCE;NO_INSTALL" "SMOKE_CONFIG;OUTPUT_DIR" "SOURCES;TESTS;LIBRARIES" ${ARGN})
   if(NOT P_OUTPUT_DIR)
@@ -100,12 +116,7 @@ function(nexp_add_plugin slug)
       if(NOT P_NO_PCH)
         nexp_use_torch_pch(${_tests})
       endif()
-      include(GoogleTest)
-      gtest_discover_tests(${_tests}
-        TEST_PREFIX "${slug}."
-        DISCOVERY_MODE PRE_TEST
-        PROPERTIES LABELS "unit;${slug}" ENVIRONMENT "OMP_NUM_THREADS=1;OMP_WAIT_POLICY=PASSIVE"
-                   WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+      nexp_discover_tests(${_tests} "${slug}." "unit;${slug}")
     endif()
     # The shared conformance suite (tests/conformance): loads the .so through the real loader.
     if(TARGET nexp_conformance)

@@ -163,7 +163,10 @@ std::string convert(const YAML::Node& node, Type type, Value& out) {
 }
 
 YAML::Node value_to_yaml(const Value& value) {
-  YAML::Node n;
+  const Type t = type_of(value);
+  // Lists start as an empty sequence, so that an empty list is written `[]`, not `~`.
+  YAML::Node n(t == Type::IntList || t == Type::FloatList || t == Type::StringList ? YAML::NodeType::Sequence
+                                                                                    : YAML::NodeType::Null);
   std::visit(
       [&](const auto& v) {
         using T = std::decay_t<decltype(v)>;
@@ -182,7 +185,7 @@ YAML::Node value_to_yaml(const Value& value) {
         }
       },
       value);
-  if (n.IsSequence() && n.size() == 0) n = YAML::Node(YAML::NodeType::Sequence), n.SetStyle(YAML::EmitterStyle::Flow);
+  if (n.IsSequence()) n.SetStyle(YAML::EmitterStyle::Flow);
   return n;
 }
 

@@ -225,28 +225,6 @@ SweepOutcome launch_local(const SweepPlan& plan, const LaunchOptions& options) {
 
 // ---------------------------------------------------------------- slurm
 
-namespace {
-
-std::string run_command(const std::string& command, int* exit_code = nullptr) {
-  std::string out;
-  FILE* p = ::popen((command + " 2>&1").c_str(), "r");
-  if (!p) throw Error(fmt::format("cannot run '{}'", command));
-  char buf[4096];
-  while (size_t n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
-  int rc = ::pclose(p);
-  if (exit_code) *exit_code = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
-  return out;
-}
-
-std::string quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-}  // namespace
-
 SweepOutcome launch_slurm(const SweepPlan& plan, const LaunchOptions& options) {
   SweepOutcome outcome;
   outcome.total = static_cast<int>(plan.trials.size());
@@ -257,7 +235,7 @@ SweepOutcome launch_slurm(const SweepPlan& plan, const LaunchOptions& options) {
     return outcome;
   }
   int rc = 0;
-  run_command("command -v sbatch", &rc);
+  run_capture("command -v sbatch", &rc);
   if (rc != 0)
     throw ConfigError("--launcher slurm needs Slurm's sbatch on PATH (Debian slurm-client), and a cluster to talk to; "
                       "`scripts/slurm-local start` brings up a one-node cluster on this machine");
@@ -304,15 +282,15 @@ SweepOutcome launch_slurm(const SweepPlan& plan, const LaunchOptions& options) {
     for (const auto& line : plan.slurm["extra"]) script += fmt::format("#SBATCH {}\n", line.as<std::string>());
   script += "export OMP_WAIT_POLICY=PASSIVE\n";
   std::string command = "exec";
-  for (const auto& a : options.nexp_command) command += " " + quote(a);
+  for (const auto& a : options.nexp_command) command += " " + shell_quote(a);
   command += fmt::format(" -q run-trial {} --array-file {} --array-task \"$SLURM_ARRAY_TASK_ID\" --threads \"${{SLURM_CPUS_PER_TASK:-1}}\"",
-                         quote(plan.folder.string()), quote(array_file.string()));
+                         shell_quote(plan.folder.string()), shell_quote(array_file.string()));
   if (options.requeue) command += " --requeue-on-stop";
   script += command + "\n";
   const fs::path job = dir / fmt::format("job-{}.sh", submission);
   write_file_atomic(job, script);
 
-  std::string out = run_command("sbatch --parsable " + quote(job.string()), &rc);
+  std::string out = run_capture("sbatch --parsable " + shell_quote(job.string()), &rc);
   if (rc != 0) throw Error(fmt::format("sbatch refused the job script {}: {}", job.string(), out));
   const std::string job_id = out.substr(0, out.find(';'));
   logger().info("submitted Slurm job array {} ({} tasks, at most {} at once); script {}", job_id, queue.size(), parallel,
@@ -326,7 +304,7 @@ SweepOutcome launch_slurm(const SweepPlan& plan, const LaunchOptions& options) {
   SweepSignals signals;
   Progress bar = make_progress(static_cast<std::int64_t>(queue.size()), "slurm");
   std::map<int, TrialState> reported;
-  auto queue_empty = [&] { return run_command("squeue -h -j " + job_id + " -o %i", &rc).empty() && rc == 0; };
+  auto queue_empty = [&] { return run_capture("squeue -h -j " + job_id + " -o %i", &rc).empty() && rc == 0; };
   Clock::time_point empty_since{};
   for (;;) {
     int finished = 0, running = 0;

@@ -315,11 +315,7 @@ std::string sweep_section(const fs::path& folder) {
   for (const auto& t : plan.trials) {
     TrialStatus s = trial_status(t);
     std::vector<std::string> v;
-    for (const auto& a : plan.axes) {
-      std::string x;
-      for (const auto& [k, val] : t.assignment) if (k == a.key) x = val;
-      v.push_back(x);
-    }
+    for (const auto& a : plan.axes) v.push_back(t.value(a.key));
     double o = !metric.empty() && s.summary.count(metric) ? s.summary.at(metric) : std::nan("");
     std::vector<std::string> row{std::to_string(t.index), trial_state_name(s.state)};
     row.insert(row.end(), v.begin(), v.end());

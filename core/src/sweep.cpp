@@ -143,6 +143,12 @@ SweepAxis parse_axis(const std::string& key, const std::string& expression, cons
 
 // ---------------------------------------------------------------- plan
 
+std::string SweepTrial::value(const std::string& key) const {
+  for (const auto& [k, v] : assignment)
+    if (k == key) return v;
+  return "";
+}
+
 std::string SweepPlan::definition() const {
   YAML::Node d(YAML::NodeType::Map);
   d["experiment"] = experiment;
@@ -575,13 +581,6 @@ std::vector<Row> ranked_rows(const SweepPlan& plan) {
   return rows;
 }
 
-std::string csv_cell(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
-
 std::string num(double v) {
   if (std::isnan(v)) return "";
   return fmt::format("{:.6g}", v);
@@ -604,33 +603,13 @@ void print_rows(const SweepPlan& plan, const std::vector<Row>& rows, std::ostrea
   for (const auto& r : rows) {
     std::vector<std::string> row{r.status.state == TrialState::Completed ? std::to_string(++rank) : "-",
                                  std::to_string(r.trial->index), trial_state_name(r.status.state)};
-    for (const auto& a : plan.axes) {
-      std::string v;
-      for (const auto& [k, x] : r.trial->assignment)
-        if (k == a.key) v = x;
-      row.push_back(v);
-    }
+    for (const auto& a : plan.axes) row.push_back(r.trial->value(a.key));
     if (plan.objective) row.push_back(num(r.objective));
     for (const auto& m : metrics) row.push_back(r.status.summary.count(m) ? num(r.status.summary.at(m)) : "");
     row.push_back(fmt::format("{:.1f}", r.status.seconds));
     cells.push_back(std::move(row));
   }
-  std::vector<size_t> width(header.size());
-  for (size_t c = 0; c < header.size(); ++c) {
-    width[c] = header[c].size();
-    for (const auto& row : cells) width[c] = std::max(width[c], row[c].size());
-  }
-  auto line = [&](const std::vector<std::string>& row) {
-    std::string s;
-    for (size_t c = 0; c < row.size(); ++c) s += fmt::format("{:<{}}  ", row[c], width[c]);
-    while (!s.empty() && s.back() == ' ') s.pop_back();
-    out << s << "\n";
-  };
-  line(header);
-  std::vector<std::string> rule;
-  for (size_t w : width) rule.push_back(std::string(w, '-'));
-  line(rule);
-  for (const auto& row : cells) line(row);
+  out << format_table(header, cells);
 }
 
 }  // namespace
@@ -652,12 +631,7 @@ void write_sweep_results(const SweepPlan& plan, std::ostream& out) {
   std::sort(by_index.begin(), by_index.end(), [](const Row* a, const Row* b) { return a->trial->index < b->trial->index; });
   for (const Row* r : by_index) {
     csv << r->trial->index << "," << trial_state_name(r->status.state);
-    for (const auto& a : plan.axes) {
-      std::string v;
-      for (const auto& [k, x] : r->trial->assignment)
-        if (k == a.key) v = x;
-      csv << "," << csv_cell(v);
-    }
+    for (const auto& a : plan.axes) csv << "," << csv_cell(r->trial->value(a.key));
     csv << "," << num(r->objective);
     for (const auto& m : metric_names) csv << "," << (r->status.summary.count(m) ? num(r->status.summary.at(m)) : "");
     csv << "," << fmt::format("{:.3f}", r->status.seconds) << "," << csv_cell(r->trial->folder.filename().string()) << ","

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <openssl/evp.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -15,6 +16,7 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <algorithm>
 #include <fstream>
 #include <memory>
 #include <random>
@@ -115,29 +117,61 @@ std::string hostname() {
   return buf;
 }
 
-namespace {
-std::string run_capture(const std::string& command) {
+std::string run_capture(const std::string& command, int* exit_code) {
   std::string out;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (!pipe) return out;
-  char buf[512];
+  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
+  if (!pipe) throw Error(fmt::format("cannot run '{}': {}", command, std::strerror(errno)));
+  char buf[4096];
   while (size_t n = std::fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
-  ::pclose(pipe);
+  const int rc = ::pclose(pipe);
+  if (exit_code) *exit_code = WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
   while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
   return out;
 }
+
 std::string shell_quote(const std::string& s) {
   std::string out = "'";
   for (char c : s) out += (c == '\'') ? std::string("'\\''") : std::string(1, c);
   return out + "'";
 }
-}  // namespace
+
+std::string csv_cell(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+std::string format_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows) {
+  std::vector<size_t> width(header.size());
+  for (size_t c = 0; c < header.size(); ++c) width[c] = header[c].size();
+  for (const auto& row : rows)
+    for (size_t c = 0; c < row.size() && c < width.size(); ++c) width[c] = std::max(width[c], row[c].size());
+  std::string out;
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string s;
+    for (size_t c = 0; c < width.size(); ++c) {
+      const std::string& cell = c < cells.size() ? cells[c] : std::string();
+      s += c + 1 < width.size() ? fmt::format("{:<{}}  ", cell, width[c]) : cell;
+    }
+    while (!s.empty() && s.back() == ' ') s.pop_back();
+    out += s + "\n";
+  };
+  line(header);
+  std::vector<std::string> rule;
+  for (size_t w : width) rule.push_back(std::string(w, '-'));
+  line(rule);
+  for (const auto& row : rows) line(row);
+  return out;
+}
 
 std::pair<std::string, bool> git_state(const std::filesystem::path& folder) {
   std::string dir = shell_quote(folder.string());
-  std::string commit = run_capture("git -C " + dir + " rev-parse HEAD 2>/dev/null");
+  std::string commit = run_capture("git -C " + dir + " rev-parse HEAD");
   if (commit.size() != 40) return {"", false};
-  std::string dirty = run_capture("git -C " + dir + " status --porcelain --untracked-files=no 2>/dev/null");
+  int rc = 0;
+  std::string dirty = run_capture("git -C " + dir + " status --porcelain --untracked-files=no", &rc);
+  if (rc != 0) return {commit, false};
   return {commit, !dirty.empty()};
 }
 

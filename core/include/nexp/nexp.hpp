@@ -7,4 +7,5 @@
 #include "nexp/method.hpp"
 #include "nexp/metric.hpp"
 #include "nexp/plugin.hpp"
+#include "nexp/random.hpp"
 #include "nexp/run_context.hpp"

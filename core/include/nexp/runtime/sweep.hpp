@@ -47,6 +47,7 @@ struct NEXP_API SweepTrial {
   std::string hash;                                             // the resolved config's hash
   std::string config;                                           // the resolved config (YAML text)
   std::filesystem::path folder;
+  std::string value(const std::string& key) const;  // the value this trial gives an axis ("" if none)
 };
 
 struct NEXP_API SweepPlan {

@@ -2,6 +2,7 @@
 // Small helpers core and the CLI share.
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -22,5 +23,14 @@ NEXP_API std::pair<std::string, bool> git_state(const std::filesystem::path& fol
 NEXP_API nlohmann::json json_number(double value);
 // The folder of the running executable.
 NEXP_API std::filesystem::path executable_dir();
+// Runs a shell command, returns its stdout and stderr (trailing newlines dropped) and its exit code.
+NEXP_API std::string run_capture(const std::string& command, int* exit_code = nullptr);
+// A word for /bin/sh: 'it''s' quoting.
+NEXP_API std::string shell_quote(const std::string& s);
+// A CSV field, quoted when it holds a comma, a quote or a newline.
+NEXP_API std::string csv_cell(const std::string& s);
+// An aligned text table: header, a rule, the rows (trailing spaces trimmed).
+NEXP_API std::string format_table(const std::vector<std::string>& header,
+                                  const std::vector<std::vector<std::string>>& rows);
 
 }  // namespace nexp
