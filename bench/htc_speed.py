@@ -162,7 +162,8 @@ def main():
     for line in [header] + rows:
         print("  ".join(str(x).rjust(w) for x, w in zip(line, widths)))
     print("\nSEMID side: " + source)
-    print("nexp side: %s, one thread, each decision repeated for >= 0.2 s; timings under the machine's load" % nexp)
+    print("nexp side: %s, CPU seconds of one thread (not inflated by other processes on a shared machine), each "
+          "decision repeated for >= 0.2 s" % nexp)
     print("wrote " + args.out)
     shutil.rmtree(tmp, ignore_errors=True)
 
