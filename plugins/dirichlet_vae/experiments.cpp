@@ -172,6 +172,23 @@ std::vector<double> sorted_unique(std::vector<double> v) {
   return v;
 }
 
+OnsetPlan onset_plan(const nexp::Params& p, std::uint64_t seed) {
+  OnsetPlan plan;
+  plan.ratios = p.get_floats("ratios");
+  plan.seeds = p.get_int("seeds");
+  plan.base_seed = seed;
+  plan.active_tol = p.get_float("active_tol");
+  plan.kl_tol = p.get_float("kl_tol");
+  plan.refine_rounds = p.get_int("refine_rounds");
+  plan.refine_points = p.get_int("refine_points");
+  return plan;
+}
+
+std::int64_t planned_models(const OnsetPlan& plan) {
+  const auto ratios = static_cast<std::int64_t>(sorted_unique(plan.ratios).size());
+  return (ratios + plan.refine_rounds * plan.refine_points) * plan.seeds;
+}
+
 std::string describe_onset(const Onset& o) {
   if (!o.found) return "no onset inside the grid";
   return fmt::format("onset at beta/beta_c = {:.3f} (collapsed from {:.3f}, not at {:.3f})", o.estimate, o.upper, o.lower);
@@ -202,7 +219,7 @@ ThresholdReport threshold_of(const at::Tensor& x, std::int64_t K, double alpha0,
 
 std::vector<Trial> scan(const MixtureData& data, const ModelOptions& model, const TrainOptions& train,
                         const ThresholdReport& threshold, const std::vector<double>& ratios, std::int64_t seeds,
-                        std::uint64_t base_seed, double active_tol, nexp::Progress* progress) {
+                        std::uint64_t base_seed, double active_tol, const ScanHooks& hooks) {
   std::vector<Trial> trials;
   for (std::int64_t s = 0; s < seeds; ++s)
     for (double r : ratios) {
@@ -230,7 +247,11 @@ std::vector<Trial> scan(const MixtureData& data, const ModelOptions& model, cons
     }
     DirichletVAE vae(model, data.x, inits);
     at::Generator gen = seeded(base_seed * 7919 + begin);
-    Trainer(vae, data.x, options, gen).run();
+    Trainer trainer(vae, data.x, options, gen);
+    while (!trainer.finished()) {
+      trainer.step();
+      if (hooks.stop && trainer.steps_done() % 100 == 0 && hooks.stop()) return {};
+    }
     const auto evals = evaluate(vae, data.x, options.betas, active_tol, options.elbo, options.mc_samples, gen);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     for (std::size_t i = begin; i < end; ++i) {
@@ -238,7 +259,7 @@ std::vector<Trial> scan(const MixtureData& data, const ModelOptions& model, cons
       trials[i].unmixing = unmixing_score(data, trials[i].eval);
       trials[i].seconds = seconds / static_cast<double>(end - begin);
     }
-    if (progress) progress->advance(static_cast<std::int64_t>(end - begin));
+    if (hooks.progress) hooks.progress->advance(static_cast<std::int64_t>(end - begin));
   }
   return trials;
 }
@@ -269,6 +290,36 @@ Onset empirical_onset(const std::vector<double>& ratios, const std::vector<doubl
     if (slope < 0) o.estimate = std::clamp(-intercept / slope, o.lower, o.upper);
   }
   return o;
+}
+
+OnsetScan scan_to_onset(const MixtureData& data, const ModelOptions& model, const TrainOptions& train,
+                        const ThresholdReport& threshold, const OnsetPlan& plan, const ScanHooks& hooks) {
+  OnsetScan out;
+  out.ratios = sorted_unique(plan.ratios);
+  out.trials = scan(data, model, train, threshold, out.ratios, plan.seeds, plan.base_seed, plan.active_tol, hooks);
+  if (out.trials.empty()) return out;  // stopped
+  out.onset = empirical_onset(out.ratios, mean_kl_by_ratio(out.trials, out.ratios), plan.kl_tol);
+  for (std::int64_t round = 0; round < plan.refine_rounds; ++round) {
+    if (!out.onset.found) {
+      if (hooks.progress) hooks.progress->advance(plan.refine_points * plan.seeds);
+      continue;
+    }
+    std::vector<double> ratios = out.ratios;
+    std::vector<double> inside;
+    for (std::int64_t i = 1; i <= plan.refine_points; ++i)
+      inside.push_back(out.onset.lower + (out.onset.upper - out.onset.lower) * static_cast<double>(i) /
+                                             static_cast<double>(plan.refine_points + 1));
+    const auto more = scan(data, model, train, threshold, inside, plan.seeds, plan.base_seed, plan.active_tol, hooks);
+    if (more.empty()) return {};  // stopped
+    out.trials.insert(out.trials.end(), more.begin(), more.end());
+    ratios.insert(ratios.end(), inside.begin(), inside.end());
+    out.ratios = sorted_unique(ratios);
+    out.onset = empirical_onset(out.ratios, mean_kl_by_ratio(out.trials, out.ratios), plan.kl_tol);
+  }
+  std::stable_sort(out.trials.begin(), out.trials.end(), [](const Trial& a, const Trial& b) {
+    return a.seed != b.seed ? a.seed < b.seed : a.ratio < b.ratio;
+  });
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -399,17 +450,19 @@ void run_scan(nexp::RunContext& ctx) {
   add_architecture(p, o);
   const TrainOptions options = train_options(p, o, ctx.method_name());
   const ThresholdReport t = threshold_of(data.x, o.K, o.alpha0, threshold_sigma2(o));
-  const std::vector<double> ratios = sorted_unique(p.get_floats("ratios"));
-  const std::int64_t seeds = p.get_int("seeds");
+  const OnsetPlan plan = onset_plan(p, ctx.seed());
   ctx.log().info("{}; beta_c = {:.6g} (lambda_max {:.4g}, sigma^2 {:.4g}, kappa {:.4g}); {} ratios x {} seeds",
-                 data.describe(), t.beta_c, t.lambda_max, t.sigma2, t.kappa, ratios.size(), seeds);
+                 data.describe(), t.beta_c, t.lambda_max, t.sigma2, t.kappa, plan.ratios.size(), plan.seeds);
 
-  auto bar = ctx.progress(static_cast<std::int64_t>(ratios.size()) * seeds, "scan");
-  const auto trials = scan(data, o, options, t, ratios, seeds, ctx.seed(), p.get_float("active_tol"), &bar);
+  auto bar = ctx.progress(planned_models(plan), "scan");
+  const OnsetScan result = scan_to_onset(data, o, options, t, plan, {&bar, [&] { return ctx.stop_requested(); }});
+  if (result.trials.empty()) return;  // interrupted
+  const auto& trials = result.trials;
+  const auto& ratios = result.ratios;
+  const Onset onset = result.onset;
   const auto rows = by_ratio(trials, ratios);
   std::vector<double> kl;
   for (const auto& r : rows) kl.push_back(r.kl);
-  const Onset onset = empirical_onset(ratios, kl, p.get_float("kl_tol"));
   ctx.log().info("{}", describe_onset(onset));
 
   std::ofstream trials_csv(ctx.artifacts_dir() / "trials.csv");
@@ -485,11 +538,11 @@ void run_scan(nexp::RunContext& ctx) {
 
 void run_collapse_sweep(nexp::RunContext& ctx) {
   const auto& p = ctx.params();
-  const std::vector<double> ratios = sorted_unique(p.get_floats("ratios"));
   const auto alpha0s = p.get_floats("alpha0s"), inits = p.get_floats("init_scales");
   const auto& Ks = p.get_ints("Ks");
-  const std::int64_t seeds = p.get_int("seeds"), n = p.get_int("n"), d = p.get_int("d");
-  const double noise = p.get_float("noise"), kl_tol = p.get_float("kl_tol"), active_tol = p.get_float("active_tol");
+  const std::int64_t n = p.get_int("n"), d = p.get_int("d");
+  const double noise = p.get_float("noise");
+  OnsetPlan plan = onset_plan(p, ctx.seed());
 
   std::ofstream trials_csv(ctx.artifacts_dir() / "trials.csv"), onsets_csv(ctx.artifacts_dir() / "onsets.csv");
   trials_csv << "alpha0,K,init_scale," << kTrialColumns << "\n";
@@ -498,8 +551,7 @@ void run_collapse_sweep(nexp::RunContext& ctx) {
   std::vector<Series> curves;
   std::vector<double> errors;
   json settings = json::array();
-  auto bar = ctx.progress(static_cast<std::int64_t>(alpha0s.size() * Ks.size() * inits.size() * ratios.size()) * seeds,
-                          "sweep");
+  auto bar = ctx.progress(static_cast<std::int64_t>(alpha0s.size() * Ks.size() * inits.size()) * planned_models(plan), "sweep");
   std::int64_t index = 0;
   for (double alpha0 : alpha0s)
     for (std::int64_t K : Ks) {
@@ -513,10 +565,13 @@ void run_collapse_sweep(nexp::RunContext& ctx) {
       const ThresholdReport t = threshold_of(data.x, o.K, o.alpha0, threshold_sigma2(o));
       for (double init : inits) {
         o.init_scale = init;
-        const auto trials = scan(data, o, options, t, ratios, seeds, ctx.seed() + static_cast<std::uint64_t>(index),
-                                 active_tol, &bar);
+        plan.base_seed = ctx.seed() + static_cast<std::uint64_t>(index);
+        const OnsetScan result = scan_to_onset(data, o, options, t, plan, {&bar, [&] { return ctx.stop_requested(); }});
+        if (result.trials.empty()) return;  // interrupted
+        const auto& trials = result.trials;
+        const auto& ratios = result.ratios;
         const auto kl = mean_kl_by_ratio(trials, ratios);
-        const Onset onset = empirical_onset(ratios, kl, kl_tol);
+        const Onset& onset = result.onset;
         ctx.log().info("alpha0 {} K {} init {}: beta_c = {:.5g} (kappa {:.4f}); {}", alpha0, K, init, t.beta_c, t.kappa,
                        describe_onset(onset));
         write_trials_csv(trials_csv, fmt::format("{},{},{},", alpha0, K, init), trials, t);
@@ -528,7 +583,7 @@ void run_collapse_sweep(nexp::RunContext& ctx) {
                                   cell(onset.upper, "{}"), cell(onset.estimate, "{:.4f}"), cell(error, "{:.4f}"));
         onsets_csv.flush();
         settings.push_back({{"alpha0", alpha0}, {"K", K}, {"init_scale", init}, {"threshold", threshold_json(t)},
-                            {"mean_kl", kl},
+                            {"ratios", ratios}, {"mean_kl", kl},
                             {"onset", {{"found", onset.found}, {"lower", onset.lower}, {"upper", onset.upper},
                                        {"estimate", onset.estimate}}}});
         curves.push_back({fmt::format("a0={} K={} init={}", alpha0, K, init), ratios, kl});
@@ -538,7 +593,7 @@ void run_collapse_sweep(nexp::RunContext& ctx) {
       }
       ++index;
     }
-  write_json(ctx.artifacts_dir() / "sweep.json", {{"ratios", ratios}, {"settings", settings}});
+  write_json(ctx.artifacts_dir() / "sweep.json", {{"settings", settings}});
   write_svg_plot(ctx.artifacts_dir() / "kl_vs_ratio.svg",
                  {fmt::format("final KL against beta / beta_c (synthetic, d={}, N={})", d, n), "beta / beta_c",
                   "KL(q || p), nats (mean over seeds)", true, 1e-8, {1.0}, "beta_c"},

@@ -4,6 +4,7 @@
 #include <nexp/nexp.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -40,11 +41,17 @@ struct Trial {
   double seconds = 0;
 };
 
+// What a scan reports to and when it stops (both optional).
+struct ScanHooks {
+  nexp::Progress* progress = nullptr;  // advanced once per trained model
+  std::function<bool()> stop;          // checked every 100 steps; a stopped scan returns early
+};
+
 // Trains one model per (ratio, seed) on x, as replicas of batched models. Seed s initialises every
 // ratio's model identically (common random numbers), so curves over beta / beta_c are smooth.
 std::vector<Trial> scan(const MixtureData& data, const ModelOptions& model, const TrainOptions& train,
                         const ThresholdReport& threshold, const std::vector<double>& ratios, std::int64_t seeds,
-                        std::uint64_t base_seed, double active_tol, nexp::Progress* progress);
+                        std::uint64_t base_seed, double active_tol, const ScanHooks& hooks = {});
 
 // The empirical onset of collapse on a beta / beta_c grid: the smallest ratio from which on the mean KL
 // over seeds stays below kl_tol, bracketed by the grid, refined by the zero of a straight line through
@@ -57,6 +64,23 @@ struct Onset {
   double estimate = 0;  // refined onset, in [lower, upper]
 };
 Onset empirical_onset(const std::vector<double>& ratios, const std::vector<double>& mean_kl, double kl_tol);
+
+// A grid scan, then `refine_rounds` rounds of `refine_points` further ratios evenly inside the onset's
+// bracket, each round narrowing it (refine_points + 1)-fold.
+struct OnsetPlan {
+  std::vector<double> ratios;
+  std::int64_t seeds = 2;
+  std::uint64_t base_seed = 0;
+  double active_tol = 1e-2, kl_tol = 1e-3;
+  std::int64_t refine_rounds = 1, refine_points = 4;
+};
+struct OnsetScan {
+  std::vector<double> ratios;  // every ratio trained, ascending
+  std::vector<Trial> trials;
+  Onset onset;
+};
+OnsetScan scan_to_onset(const MixtureData& data, const ModelOptions& model, const TrainOptions& train,
+                        const ThresholdReport& threshold, const OnsetPlan& plan, const ScanHooks& hooks = {});
 
 // Mean KL over seeds for each ratio of `ratios` (sorted ascending).
 std::vector<double> mean_kl_by_ratio(const std::vector<Trial>& trials, const std::vector<double>& ratios);

@@ -47,15 +47,24 @@ ElboKind elbo_from_name(const std::string& name) {
 
 at::Tensor linear_expected_nll(const at::Tensor& x, const at::Tensor& alpha, const at::Tensor& endmembers,
                                const at::Tensor& log_sigma2, const at::Tensor& centre) {
-  const double d = static_cast<double>(x.size(1));
-  const at::Tensor e = endmembers - centre;            // [..., K, d]
-  const at::Tensor total = alpha.sum(-1, true);        // A [..., N, 1]
-  const at::Tensor m = alpha / total;                  // [..., N, K]
-  const at::Tensor fit = m.matmul(e);                  // E^T m - centre [..., N, d]
-  const at::Tensor residual = (x - centre - fit).pow(2).sum(-1);
-  const at::Tensor spread = ((m * e.pow(2).sum(-1).unsqueeze(-2)).sum(-1) - fit.pow(2).sum(-1)) / (total.squeeze(-1) + 1);
+  // Written through x.e_k and the Gram matrix G = E E^T, never forming an [..., N, d] tensor: the cost
+  // is O(N K (d + K)) per replica, whatever the data dimension.
+  const std::int64_t n = x.size(0), d = x.size(1), K = endmembers.size(-2);
+  const at::Tensor xc = x - centre;                                   // [N, d]
+  const at::Tensor e = endmembers - centre;                           // [..., K, d]
+  // x.e_k for every replica with one [N, d] x [d, (...) K] product, moved to [..., N, K].
+  std::vector<std::int64_t> shape{n};
+  for (std::int64_t i = 0; i + 2 < e.dim(); ++i) shape.push_back(e.size(i));
+  shape.push_back(K);
+  const at::Tensor xe = xc.matmul(e.reshape({-1, d}).t()).view(shape).movedim(0, -2);
+  const at::Tensor gram = e.matmul(e.transpose(-1, -2));              // [..., K, K]
+  const at::Tensor total = alpha.sum(-1, true);                       // A [..., N, 1]
+  const at::Tensor m = alpha / total;                                 // [..., N, K]
+  const at::Tensor fit2 = (m.matmul(gram) * m).sum(-1);               // ||E^T m - centre||^2
+  const at::Tensor residual = xc.pow(2).sum(-1) - 2 * (m * xe).sum(-1) + fit2;
+  const at::Tensor spread = ((m * gram.diagonal(0, -2, -1).unsqueeze(-2)).sum(-1) - fit2) / (total.squeeze(-1) + 1);
   const at::Tensor log_s2 = log_sigma2.unsqueeze(-1);
-  return 0.5 * (residual + spread) / log_s2.exp() + 0.5 * d * (std::log(2 * kPi) + log_s2);
+  return 0.5 * (residual + spread) / log_s2.exp() + 0.5 * static_cast<double>(d) * (std::log(2 * kPi) + log_s2);
 }
 
 DirichletVAE::DirichletVAE(const ModelOptions& options, const at::Tensor& x_in, const std::vector<at::Generator>& inits)
@@ -87,8 +96,10 @@ DirichletVAE::DirichletVAE(const ModelOptions& options, const at::Tensor& x_in, 
     const at::Tensor picks = at::randperm(n, gen, at::TensorOptions().dtype(at::kLong)).narrow(0, 0, std::min(K, n));
     switch (options.decoder) {
       case DecoderKind::Linear: {
-        at::Tensor rows = x_mean_.expand({K, d}).clone();
-        rows.narrow(0, 0, picks.size(0)).add_(options.init_scale * (x.index_select(0, picks) - x_mean_));
+        // Stored in data units relative to the mean: E = mean + scale * E~, so that Adam's step size
+        // means the same on every data set.
+        at::Tensor rows = at::zeros({K, d}, at::kDouble);
+        rows.narrow(0, 0, picks.size(0)).add_(options.init_scale * (x.index_select(0, picks) - x_mean_) / x_scale_);
         e.push_back(rows);
         break;
       }
@@ -104,7 +115,7 @@ DirichletVAE::DirichletVAE(const ModelOptions& options, const at::Tensor& x_in, 
         const std::int64_t hd = options.decoder_hidden;
         v1.push_back(uniform({K, hd}, 3.0 / std::sqrt(static_cast<double>(K)), gen));
         c1.push_back(uniform({hd}, 1.0, gen));
-        v2.push_back(uniform({hd, d}, options.init_scale * x_scale_.item<double>() / std::sqrt(static_cast<double>(hd)), gen));
+        v2.push_back(uniform({hd, d}, options.init_scale / std::sqrt(static_cast<double>(hd)), gen));
         break;
       }
     }
@@ -125,7 +136,7 @@ DirichletVAE::DirichletVAE(const ModelOptions& options, const at::Tensor& x_in, 
       v1_ = trainable(at::stack(v1), dt);
       c1_ = trainable(at::stack(c1), dt);
       v2_ = trainable(at::stack(v2), dt);
-      c2_ = trainable(x_mean_.expand({R, d}), dt);
+      c2_ = trainable(at::zeros({R, d}, at::kDouble), dt);
       break;
   }
   log_sigma2_ = at::full({R}, std::log(options.sigma2), dt);
@@ -151,7 +162,7 @@ at::Tensor DirichletVAE::concentrations(const at::Tensor& x) const {
 
 at::Tensor DirichletVAE::endmembers() const {
   switch (options_.decoder) {
-    case DecoderKind::Linear: return endmembers_;
+    case DecoderKind::Linear: return x_mean_ + x_scale_ * endmembers_;
     case DecoderKind::Archetypal: return at::softmax(logits_, -1).matmul(points_);
     case DecoderKind::Mlp: break;
   }
@@ -160,7 +171,7 @@ at::Tensor DirichletVAE::endmembers() const {
 
 at::Tensor DirichletVAE::decode(const at::Tensor& z) const {
   if (options_.decoder == DecoderKind::Mlp)
-    return at::tanh(z.matmul(v1_) + c1_.unsqueeze(1)).matmul(v2_) + c2_.unsqueeze(1);
+    return x_mean_ + x_scale_ * (at::tanh(z.matmul(v1_) + c1_.unsqueeze(1)).matmul(v2_) + c2_.unsqueeze(1));
   return z.matmul(endmembers());
 }
 
@@ -185,11 +196,11 @@ void DirichletVAE::collapse() {
   w2_.zero_();
   b2_.fill_(inverse_softplus(options_.alpha0 - kAlphaFloor));
   switch (options_.decoder) {
-    case DecoderKind::Linear: endmembers_.copy_(x_mean_.expand_as(endmembers_)); break;
+    case DecoderKind::Linear: endmembers_.zero_(); break;
     case DecoderKind::Archetypal: logits_.zero_(); break;
     case DecoderKind::Mlp:
       v2_.zero_();
-      c2_.copy_(x_mean_.expand_as(c2_));
+      c2_.zero_();
       break;
   }
   // The variance that maximises the collapsed ELBO: tr(C) / d, the squared input scale.

@@ -98,8 +98,8 @@ class DirichletVAE {
   // Encoder: alpha = softplus(relu(u W1 + b1) W2 + b2) + floor, u the standardised (projected) input.
   at::Tensor x_mean_, x_scale_, projection_;
   at::Tensor w1_, b1_, w2_, b2_;   // [R, p, h], [R, h], [R, h, K], [R, K]
-  // Decoders.
-  at::Tensor endmembers_;          // Linear [R, K, d]
+  // Decoders, in standardised units where free: mu = mean + scale * (...).
+  at::Tensor endmembers_;          // Linear: E = mean + scale * endmembers_, [R, K, d]
   at::Tensor logits_, points_;     // Archetypal: E = softmax(logits) points, [R, K, N], [N, d]
   at::Tensor v1_, c1_, v2_, c2_;   // Mlp [R, K, h], [R, h], [R, h, d], [R, d]
   at::Tensor log_sigma2_;          // [R]
@@ -118,8 +118,8 @@ Objective negative_elbo(const DirichletVAE& model, const at::Tensor& x, const st
 struct TrainOptions {
   std::vector<double> betas = {1.0};  // one per replica
   std::int64_t steps = 3000;
-  double lr = 1e-2;
-  double lr_final = 1e-2;  // the learning rate decays on a cosine to lr * lr_final
+  double lr = 3e-2;
+  double lr_final = 3e-3;  // the learning rate decays on a cosine to lr * lr_final
   ElboKind elbo = ElboKind::Exact;
   std::int64_t mc_samples = 8;
 };

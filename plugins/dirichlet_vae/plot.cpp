@@ -22,7 +22,8 @@ std::vector<double> ticks(double lo, double hi, int count) {
   for (double m : {1.0, 2.0, 2.5, 5.0, 10.0})
     if (m * magnitude >= raw) { step = m * magnitude; break; }
   std::vector<double> out;
-  for (double t = std::ceil(lo / step) * step; t <= hi + 1e-9 * step; t += step) out.push_back(t);
+  for (double t = std::ceil(lo / step) * step; t <= hi + 1e-9 * step; t += step)
+    out.push_back(std::abs(t) < 1e-9 * step ? 0.0 : t);  // no "-0" label
   return out;
 }
 

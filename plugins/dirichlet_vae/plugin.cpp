@@ -38,8 +38,8 @@ void training_params(nexp::MethodSpec& m) {
       .param(Param::string("precision", "float64", "float64, or float32 (about twice as fast; KL resolved to ~1e-6)")
                  .choices({"float64", "float32"}))
       .param(Param::integer("steps", 3000, "full-batch Adam steps").min(1))
-      .param(Param::real("lr", 1e-2, "Adam learning rate").range(1e-6, 1))
-      .param(Param::real("lr_final", 1e-2, "final learning rate as a fraction of lr (cosine decay)").range(0, 1))
+      .param(Param::real("lr", 3e-2, "Adam learning rate (parameters are in standardised data units)").range(1e-6, 1))
+      .param(Param::real("lr_final", 3e-3, "final learning rate as a fraction of lr (cosine decay)").range(0, 1))
       .param(Param::real("active_tol", 1e-2, "a simplex direction is active when Var_x of the posterior mean along it "
                                              "exceeds this fraction of the prior's variance per direction")
                  .min(0));
@@ -48,7 +48,9 @@ void training_params(nexp::MethodSpec& m) {
 void scan_params(nexp::MethodSpec& m) {
   m.param(Param::reals("ratios", {0.5, 0.75, 0.9, 1.1, 1.5, 2.0}, "beta / beta_c values to train at").min(0))
       .param(Param::integer("seeds", 2, "models per ratio (seed s initialises every ratio alike)").min(1))
-      .param(Param::real("kl_tol", 1e-3, "mean KL (nats) below which a model counts as collapsed").min(0));
+      .param(Param::real("kl_tol", 1e-3, "mean KL (nats) below which a model counts as collapsed").min(0))
+      .param(Param::integer("refine_rounds", 1, "rounds of extra ratios inside the onset's bracket").min(0))
+      .param(Param::integer("refine_points", 4, "extra ratios per refinement round").min(1));
 }
 
 void register_components(nexp::Registrar& r) {
