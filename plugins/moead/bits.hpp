@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <vector>
 
+#include <nexp/random.hpp>
+
 namespace moead {
 
 // Longest bit string the plugin supports (four 64-bit words). The experiments use n <= 64.
@@ -28,44 +30,20 @@ struct BitString {
   bool operator!=(const BitString& o) const { return w != o.w; }
 };
 
-// xoshiro256** (Blackman and Vigna), seeded through splitmix64. One generator per independent run,
-// so replicas give the same result whichever thread runs them.
-class Rng {
+// nexp::Random (xoshiro256** seeded through SplitMix64) with the draws these algorithms use. One
+// generator per independent run, so replicas give the same result whichever thread runs them.
+class Rng : public nexp::Random {
  public:
-  explicit Rng(std::uint64_t seed) {
-    for (auto& s : s_) {
-      seed += 0x9e3779b97f4a7c15ULL;
-      std::uint64_t z = seed;
-      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-      z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-      s = z ^ (z >> 31);
-    }
-  }
-  std::uint64_t next() {
-    const std::uint64_t result = rotl(s_[1] * 5, 7) * 9;
-    const std::uint64_t t = s_[1] << 17;
-    s_[2] ^= s_[0];
-    s_[3] ^= s_[1];
-    s_[1] ^= s_[2];
-    s_[0] ^= s_[3];
-    s_[2] ^= t;
-    s_[3] = rotl(s_[3], 45);
-    return result;
-  }
+  using nexp::Random::Random;
+  std::uint64_t next() { return (*this)(); }
   // Uniform in (0, 1]: never 0, so log() is finite.
   double uniform_open0() { return static_cast<double>((next() >> 11) + 1) * 0x1.0p-53; }
-  // Uniform in [0, 1).
-  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
-  // Uniform integer in [0, bound), bound > 0 (Lemire's multiply-shift; the bias is below 2^-32 for
-  // the bounds used here, far under anything a run can detect).
+  // Uniform integer in [0, bound), bound > 0 (Lemire's multiply-shift without rejection: one draw per
+  // call, a bias below 2^-32 for the bounds used here, far under anything a run can detect).
   std::uint32_t below(std::uint32_t bound) {
     return static_cast<std::uint32_t>(((next() >> 32) * std::uint64_t{bound}) >> 32);
   }
   bool coin() { return next() >> 63; }
-
- private:
-  static std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-  std::array<std::uint64_t, 4> s_{};
 };
 
 inline BitString random_bits(int n, Rng& rng) {
