@@ -590,11 +590,20 @@ void print_rows(const SweepPlan& plan, const std::vector<Row>& rows, std::ostrea
   std::vector<std::string> header{"rank", "trial", "status"};
   for (const auto& a : plan.axes) header.push_back(a.key);
   if (plan.objective) header.push_back(plan.objective->metric);
-  std::set<std::string> metric_names;
+  // The config's metrics in their order (the method's own order by default), then any others.
+  std::vector<std::string> metrics;
+  auto add = [&](const std::string& k) {
+    if ((!plan.objective || k != plan.objective->metric) && std::find(metrics.begin(), metrics.end(), k) == metrics.end())
+      metrics.push_back(k);
+  };
+  if (YAML::Node listed = YAML::Load(plan.base_config)["metrics"]; listed.IsSequence())
+    for (const auto& m : listed) add(m.as<std::string>());
+  std::set<std::string> others;
   for (const auto& r : rows)
-    for (const auto& [k, _] : r.status.summary)
-      if (!plan.objective || k != plan.objective->metric) metric_names.insert(k);
-  std::vector<std::string> metrics(metric_names.begin(), metric_names.end());
+    for (const auto& [k, _] : r.status.summary) others.insert(k);
+  metrics.erase(std::remove_if(metrics.begin(), metrics.end(), [&](const std::string& m) { return !others.count(m); }),
+                metrics.end());
+  for (const auto& k : others) add(k);
   if (metrics.size() > max_metrics) metrics.resize(max_metrics);
   for (const auto& m : metrics) header.push_back(m);
   header.push_back("seconds");
