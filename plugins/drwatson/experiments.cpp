@@ -214,6 +214,7 @@ Trained train(nexp::RunContext& ctx, const FleetSpec& fleet, const TrainSpec& sp
       bar.advance();
       if (step % spec.checkpoint_every == 0 || step == spec.pretrain_steps) {
         ctx.log_metrics(step, {{"pretrain_loss", running / count}});
+        ctx.summary("pretrain_loss", running / count);
         bar.note(fmt::format("loss {:.3f}", running / count));
         running = 0, count = 0;
         save_state(ctx, "pretrain", step, model, *opt);
@@ -257,6 +258,7 @@ Trained train(nexp::RunContext& ctx, const FleetSpec& fleet, const TrainSpec& sp
       bar.advance();
       if (step % spec.checkpoint_every == 0 || step == spec.finetune_steps) {
         ctx.log_metrics(base + step, {{"finetune_loss", running / count}});
+        ctx.summary("finetune_loss", running / count);
         bar.note(fmt::format("loss {:.3f}", running / count));
         running = 0, count = 0;
         save_state(ctx, "finetune", step, model, *opt);
@@ -500,7 +502,7 @@ void run_headline(nexp::RunContext& ctx) {
   options.cost_aware = variant != "no_decision";
   auto fm_classifier = std::make_shared<TransformerClassifier>(t.model, t.temperature, fleet);
   IncumbentPolicy incumbent(fleet);
-  PosteriorPolicy logistic("logistic", fleet, t.logistic, DecisionOptions{false, options.residual_risk, options.max_attempts});
+  PosteriorPolicy logistic("logistic", fleet, t.logistic, DecisionOptions{false, options.residual_risk, options.max_attempts, options.plausible});
   PosteriorPolicy fm("drwatson", fleet, fm_classifier, options);
   OraclePolicy oracle(fleet);
   const std::vector<const Policy*> policies = {&incumbent, &logistic, &fm, &oracle};
@@ -617,6 +619,9 @@ ProbeResult probe_device(nexp::RunContext& ctx, std::int64_t steps, std::int64_t
   r.expected_seconds_per_step = sorted.front();
   r.seconds_per_step = sorted[sorted.size() / 2];
   r.timed_out = sorted.back() > std::max(0.5, 50.0 * sorted.front());
+  // Only a clear and sizeable slowdown counts: a shared host's scheduler jitter does not.
+  if (r.seconds_per_step < 10.0 * r.expected_seconds_per_step || r.seconds_per_step - r.expected_seconds_per_step < 0.02)
+    r.seconds_per_step = r.expected_seconds_per_step;
   return r;
 }
 
@@ -669,6 +674,8 @@ void run_diagnose(nexp::RunContext& ctx) {
   // ---- the incumbent's rules
   const IncumbentPolicy incumbent(fleet);
   const Decision rule = incumbent.decide(obs, SweepResult{}, nullptr);
+  const auto [rule_node, rule_index] = incumbent.match(obs);
+  (void)rule_node;
   auto tests_text = [&](const std::vector<int>& plan) {
     std::vector<std::string> names;
     double minutes = 0;
@@ -678,7 +685,9 @@ void run_diagnose(nexp::RunContext& ctx) {
   auto name_of_cause = [&](int c) { return c == kNoIndex ? std::string("none") : fleet.causes[static_cast<std::size_t>(c)].name; };
   auto name_of_action = [&](int a) { return a == kNoIndex ? std::string("keep in service") : fleet.actions[static_cast<std::size_t>(a)].name; };
   ctx.log().info("incumbent rules: {}; diagnosis {}, action {}, QA {}",
-                 rule.sweep ? "collective symptoms only (would run a triage sweep)" : "matched",
+                 rule_index == kNoIndex ? std::string("no rule matched")
+                 : rule.sweep ? std::string("collective symptoms only (would run a triage sweep)")
+                              : "matched " + fleet.platforms[static_cast<std::size_t>(platform)].rules[static_cast<std::size_t>(rule_index)].raw,
                  name_of_cause(rule.cause), name_of_action(rule.node == kNoIndex ? kNoIndex : rule.action), tests_text(rule.qa));
 
   // ---- DrWatson
@@ -696,8 +705,20 @@ void run_diagnose(nexp::RunContext& ctx) {
   DecisionOptions options;
   options.residual_risk = p.get_float("residual_risk");
   const PosteriorPolicy drwatson("drwatson", fleet, classifier, options);
-  const std::vector<double> q = classifier->posteriors(obs)[0];
-  const Decision d = drwatson.decide_single(q);
+  // The model's posterior is that of a node taking part in an interruption, one culprit among
+  // noise.candidates; a machine in production is faulty with prior probability fault_prior instead.
+  std::vector<double> q = classifier->posteriors(obs)[0];
+  const bool interrupted = p.get_bool("interrupted");
+  if (!interrupted) {
+    const double trained = 1.0 / fleet.noise.candidates, wanted = p.get_float("fault_prior");
+    const double scale = (wanted / (1 - wanted)) / (trained / (1 - trained));
+    double z = q[ClassTable::kHealthy];
+    for (std::size_t k = 1; k < q.size(); ++k) z += (q[k] *= scale);
+    for (auto& x : q) x /= z;
+  }
+  // Taking a machine out of a running job means draining and restarting the job.
+  const double overhead = interrupted ? 0.0 : fleet.job.nodes * (fleet.job.restart_minutes + fleet.job.host_select_minutes);
+  const Decision d = drwatson.decide_single(q, overhead);
   const ClassTable& classes = drwatson.cost_model().classes();
   std::vector<std::size_t> order(q.size());
   std::iota(order.begin(), order.end(), 0);

@@ -114,7 +114,7 @@ void register_components(nexp::Registrar& r) {
                        .param(Param::integer("seeds", 16, "simulated fleets (replicas), shared by all policies").range(2, 10000))
                        .param(Param::real("horizon_days", -1, "simulated days; -1: the fleet file's").range(-1, 3650))
                        .param(Param::real("ambiguity", -1, "override the fleet file's noise.ambiguity; -1: keep it").range(-1, 10))
-                       .param(Param::real("residual_risk", 0.02, "QA planning target: P(a node returns with its fault)").range(1e-4, 1))
+                       .param(Param::real("residual_risk", 0.04, "QA planning target: P(a node returns with its fault); 0.04 matches the incumbent's escapes").range(1e-4, 1))
                        .param(Param::string("model", "", "model.pt of a drwatson.finetune run; empty: pretrain and fine-tune here"))
                        .produces({"downtime_reduction", "downtime_reduction_ci_low", "downtime_reduction_ci_high", "qa_time_reduction",
                                   "qa_time_reduction_ci_low", "qa_time_reduction_ci_high", "job_downtime_reduction",
@@ -138,7 +138,10 @@ void register_components(nexp::Registrar& r) {
                        .param(Param::string("model", "", "model.pt of a drwatson.finetune run; empty: train a small one first"))
                        .param(Param::integer("probe_steps", 12, "known-answer matmul steps on the device (0: telemetry only)").range(0, 100000))
                        .param(Param::integer("probe_size", 128, "matrix size of the probe").range(2, 8192))
-                       .param(Param::real("residual_risk", 0.02, "QA planning target: P(the machine returns with its fault)").range(1e-4, 1))
+                       .param(Param::real("residual_risk", 0.04, "QA planning target: P(the machine returns with its fault)").range(1e-4, 1))
+                       .param(Param::boolean("interrupted", false, "the machine's job has already stopped (the log shows an interruption)"))
+                       .param(Param::real("fault_prior", 0.05, "P(fault) of a machine in production before looking (when not interrupted)")
+                                  .range(1e-6, 0.999))
                        .produces({"events", "fault_probability", "probe_seconds", "fm_pull", "incumbent_pull"})
                        .supports_resume();
   training_params(diagnose, 300, 300);

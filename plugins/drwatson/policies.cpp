@@ -51,6 +51,7 @@ Decision IncumbentPolicy::decide(const Observation& obs, const SweepResult& swee
   d.cause = fleet_->incumbent.restart_cause;
   auto pull = [&](int node, int action, int cause) {
     d.cause = cause;
+    d.suspect = node;
     const NodeView& v = obs.candidates[static_cast<std::size_t>(node)];
     // Repeat offenders go to a person, whatever the symptom.
     if (v.recent_incidents >= fleet_->incumbent.repeat_incidents) action = fleet_->manual_action();
@@ -64,6 +65,7 @@ Decision IncumbentPolicy::decide(const Observation& obs, const SweepResult& swee
     const int s = suspect(*fleet_, obs);
     if (s != kNoIndex && obs.candidates[static_cast<std::size_t>(s)].recent_incidents >= fleet_->incumbent.repeat_incidents)
       pull(s, fleet_->manual_action(), fleet_->incumbent.restart_cause);
+    if (!fleet_->causes[static_cast<std::size_t>(d.cause)].node_fault) d.suspect = kNoIndex;
   };
   if (sweep.done) {
     if (sweep.flagged != kNoIndex) pull(sweep.flagged, fleet_->incumbent.after_sweep, fleet_->incumbent.after_sweep_cause);
@@ -113,7 +115,7 @@ Decision OraclePolicy::decide(const Observation&, const SweepResult&, const Trut
   d.cause = truth->cause;
   const CauseSpec& c = fleet_->causes[static_cast<std::size_t>(truth->cause)];
   if (!c.node_fault) return d;
-  d.node = truth->culprit;
+  d.suspect = d.node = truth->culprit;
   d.action = c.fixes[static_cast<std::size_t>(truth->fix)].action;
   return d;
 }
@@ -262,15 +264,23 @@ PosteriorPolicy::Choice PosteriorPolicy::best_repair(const std::vector<double>& 
                                                      const std::vector<int>& exclude) const {
   Choice best;
   best.cost = std::numeric_limits<double>::infinity();
+  // The repairs the posterior makes plausible: the minimal fix of every class holding at least
+  // `plausible` of the node's fault mass (the most likely class always counts). Repairs no plausible
+  // diagnosis calls for, like a person for every doubt, are not on the menu.
+  double sick = 0, top = 0;
+  for (std::size_t k = 1; k < p_node.size(); ++k) sick += p_node[k], top = std::max(top, p_node[k]);
+  std::vector<bool> menu(fleet_->actions.size(), false);
+  for (std::size_t k = 1; k < p_node.size(); ++k)
+    if (p_node[k] > 0 && (p_node[k] >= options_.plausible * sick || p_node[k] == top))
+      menu[static_cast<std::size_t>(cost_.classes().entries[k].action)] = true;
   for (std::size_t a = 0; a < fleet_->actions.size(); ++a) {
     const int action = static_cast<int>(a);
-    if (!fleet_->actions[a].pulls_node()) continue;
+    if (!menu[a] || !fleet_->actions[a].pulls_node()) continue;
     if (std::find(exclude.begin(), exclude.end(), action) != exclude.end()) continue;
     std::vector<int> plan = cost_.plan_qa(action, p_node, options_.residual_risk);
     double c = fleet_->actions[a].minutes + cost_.minutes(plan) + p_elsewhere_leave;
-    double sick = 0;
     for (std::size_t k = 1; k < p_node.size(); ++k)
-      if (p_node[k] > 0) c += p_node[k] * cost_.residual(action, plan, static_cast<int>(k)), sick += p_node[k];
+      if (p_node[k] > 0) c += p_node[k] * cost_.residual(action, plan, static_cast<int>(k));
     c += std::max(0.0, 1.0 - sick) * cost_.residual(action, plan, ClassTable::kHealthy);
     if (c < best.cost) best = {c, action, std::move(plan)};
   }
@@ -289,6 +299,7 @@ Decision PosteriorPolicy::decide(const Observation& obs, const SweepResult& swee
     const int action = cost_.classes().entries[bk].action;
     d.cause = cost_.classes().entries[bk].cause;
     if (!fleet_->actions[static_cast<std::size_t>(action)].pulls_node()) return d;
+    d.suspect = static_cast<int>(bi);
     d.node = static_cast<int>(bi);
     d.action = action;
     d.qa = ladder_.fixed_qa(action);
@@ -317,13 +328,13 @@ Decision PosteriorPolicy::decide(const Observation& obs, const SweepResult& swee
     return best;
   };
   const double now = evaluate(J, d);
-  // The diagnosis: the most probable class at the pulled node, or overall when nothing is pulled.
+  // The diagnosis: the most probable (node, class); a cause that lives on no node blames none.
   auto diagnose = [&](Decision& out) {
     double best = -1;
     for (std::size_t i = 0; i < n; ++i)
-      if (out.node == kNoIndex || static_cast<int>(i) == out.node)
-        for (std::size_t k = 1; k < K; ++k)
-          if (J[i][k] > best) best = J[i][k], out.cause = cost_.classes().entries[k].cause;
+      for (std::size_t k = 1; k < K; ++k)
+        if (J[i][k] > best) best = J[i][k], out.cause = cost_.classes().entries[k].cause, out.suspect = static_cast<int>(i);
+    if (!fleet_->causes[static_cast<std::size_t>(out.cause)].node_fault) out.suspect = kNoIndex;
   };
   diagnose(d);
   if (sweep.done || fleet_->job.sweep_minutes <= 0) return d;
@@ -356,11 +367,12 @@ Decision PosteriorPolicy::decide(const Observation& obs, const SweepResult& swee
   if (with_sweep < now) {
     d = Decision{};
     d.sweep = true;
+    diagnose(d);
   }
   return d;
 }
 
-Decision PosteriorPolicy::decide_single(const std::vector<double>& q) const {
+Decision PosteriorPolicy::decide_single(const std::vector<double>& q, double pull_overhead) const {
   Decision d;
   const std::size_t K = q.size();
   double leave = 0, best_p = -1;
@@ -369,10 +381,11 @@ Decision PosteriorPolicy::decide_single(const std::vector<double>& q) const {
     if (q[k] > best_p) best_p = q[k], d.cause = cost_.classes().entries[k].cause;
   }
   if (q[ClassTable::kHealthy] >= best_p) d.cause = kNoIndex;
+  if (d.cause != kNoIndex && fleet_->causes[static_cast<std::size_t>(d.cause)].node_fault) d.suspect = 0;
   std::vector<double> sick = q;
   sick[ClassTable::kHealthy] = 0;
   Choice c = best_repair(sick, 0.0, {});
-  if (c.cost < leave) d.node = 0, d.action = c.action, d.qa = c.qa;
+  if (c.cost + pull_overhead < leave) d.node = 0, d.action = c.action, d.qa = c.qa;
   return d;
 }
 

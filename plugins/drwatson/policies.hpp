@@ -29,7 +29,10 @@ struct Decision {
   int node = kNoIndex;     // candidate to pull; kNoIndex: restart the job on the same nodes
   int action = kNoIndex;   // the repair for the pulled node
   std::vector<int> qa;     // tests that must pass before it returns
-  int cause = kNoIndex;    // the diagnosis: the root cause the policy believes in
+  // The diagnosis, which the action need not follow (a cost-aware policy may hedge): the candidate
+  // the policy blames (kNoIndex: none, e.g. a software fault) and the root cause it names.
+  int suspect = kNoIndex;
+  int cause = kNoIndex;
 };
 
 // What a policy knows about a pulled node while it is in repair.
@@ -98,6 +101,7 @@ struct DecisionOptions {
   bool cost_aware = true;         // false: argmax class, fixed QA suite, incumbent-style ladder
   double residual_risk = 0.02;    // QA planning target: P(node returns with its fault) per repair
   int max_attempts = 3;           // then a person takes over
+  double plausible = 0.05;        // a class with this share of a node's fault mass puts its fix on the menu
 };
 
 // The cost model the decision layer minimises: expected production downtime in node-minutes (a
@@ -139,8 +143,9 @@ class PosteriorPolicy final : public Policy {
   Step escalate(const RepairState& state, const Truth* truth) const override;
 
   // One machine on its own (diagnose): q is its posterior over classes, healthy included; no
-  // one-culprit assumption, and no sweep.
-  Decision decide_single(const std::vector<double>& q) const;
+  // one-culprit assumption, and no sweep. `pull_overhead`: node-minutes that taking it out costs on
+  // top of the repair (0 when its job has already stopped; a drain and restart of the job when not).
+  Decision decide_single(const std::vector<double>& q, double pull_overhead = 0) const;
   const CostModel& cost_model() const { return cost_; }
 
   // Joint posterior P(culprit = n, class = k) over candidates x classes, assuming one culprit.

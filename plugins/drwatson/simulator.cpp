@@ -18,7 +18,7 @@ std::map<std::string, double> ReplicaMetrics::as_map() const {
           {"first_faults", first_faults}, {"recurrences", recurrences},     {"accuracy", accuracy()}, {"fix_rate", fix_rate()},
           {"repeat_rate", repeat_rate()}, {"pulls", pulls},                 {"healthy_pulls", healthy_pulls},
           {"manual_repairs", manual_repairs}, {"sweeps", sweeps},           {"spare_wait", spare_wait},
-          {"mttr", mttr()}};
+          {"mttr", mttr()}, {"escape_rate", escape_rate()}};
 }
 
 std::pair<double, double> node_rates(const FleetSpec& fleet, int platform) {
@@ -235,12 +235,11 @@ class Simulation {
       d = policy_.decide(obs, sweep, shown);
       if (d.sweep) d = Decision{};
     }
-    // Diagnosis accuracy: the right node and the right root cause; for causes that live on no node
-    // (software, dependencies), pulling nothing and naming any such cause.
-    const bool node_ok = cause.node_fault ? d.node == culprit : d.node == kNoIndex;
-    const bool cause_ok = cause.node_fault ? d.cause == fault.cause
-                                           : d.cause == kNoIndex || !fleet_.causes[static_cast<std::size_t>(d.cause)].node_fault;
-    const bool correct = node_ok && cause_ok;
+    // Diagnosis accuracy: the diagnosis blames the right node and names the right root cause; for
+    // causes that live on no node (software, dependencies), it names any such cause.
+    const bool correct = cause.node_fault
+                             ? d.suspect == culprit && d.cause == fault.cause
+                             : d.cause == kNoIndex || !fleet_.causes[static_cast<std::size_t>(d.cause)].node_fault;
     m_.correct += correct;
     m_.fixed_first += cause.node_fault ? d.node == culprit && d.action != kNoIndex && fleet_.covers(d.action, fault.cause, fault.fix)
                                        : d.node == kNoIndex;
@@ -334,7 +333,7 @@ class Simulation {
       action = next.action;
       plan = next.qa;
     }
-    if (n.fault) arm_recurrence(n, n.age);  // back in service with its fault
+    if (n.fault) arm_recurrence(n, n.age), m_.escapes += 1;  // back in service with its fault
     n.where = Where::Repair;
     n.last_return = t;
     m_.node_downtime += (t - wall) / 60.0;

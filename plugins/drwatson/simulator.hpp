@@ -36,6 +36,7 @@ struct ReplicaMetrics {
   double fixed_first = 0;    // first decisions whose repair fixes the fault (right node, covering action)
   double pulls = 0;
   double healthy_pulls = 0;  // pulled nodes that had nothing wrong
+  double escapes = 0;        // pulled nodes that went back into service with a fault (QA missed it)
   double manual_repairs = 0;
   double sweeps = 0;
   double spare_wait = 0;     // hours the job waited for a spare
@@ -43,6 +44,7 @@ struct ReplicaMetrics {
   double fix_rate() const { return interruptions > 0 ? fixed_first / interruptions : 0; }
   double repeat_rate() const { return interruptions > 0 ? recurrences / interruptions : 0; }
   double mttr() const { return pulls > 0 ? node_downtime / pulls : 0; }
+  double escape_rate() const { return pulls > 0 ? escapes / pulls : 0; }
   std::map<std::string, double> as_map() const;
 };
 
