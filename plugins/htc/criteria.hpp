@@ -38,10 +38,6 @@ struct IdStep {
   int round = 0;
   std::vector<int> targets, sources, known;
   std::vector<std::vector<int>> removed;  // one list per source
-  // The other allowed nodes: their equations hold as well (an overdetermined, better conditioned
-  // system for a sample covariance; identify.hpp).
-  std::vector<int> extra;
-  std::vector<std::vector<int>> extra_removed;
 };
 
 struct Identification {

@@ -33,25 +33,15 @@ namespace {
 
 // The HTC step that solved v: sources in htr(v) enter with their own (already identified) edges
 // removed, i.e. as rows of (I - Lambda)^T Sigma; the others as plain rows of Sigma.
-// `solved` marks the nodes identified before v: with the nodes outside htr(v) they are v's allowed set.
-IdStep htc_step(const MixedGraph& g, Reach& reach, int v, int round, std::vector<int> sources,
-                const std::vector<char>& solved) {
-  std::vector<char> htr, used(g.num_nodes(), 0);
+IdStep htc_step(const MixedGraph& g, Reach& reach, int v, int round, std::vector<int> sources) {
+  std::vector<char> htr;
   reach.htr_from(v, htr);
   std::sort(sources.begin(), sources.end());
   IdStep step;
   step.node = v;
   step.round = round;
   step.targets = g.parents(v);
-  for (int y : sources) {
-    step.removed.push_back(htr[y] ? g.parents(y) : std::vector<int>{});
-    used[y] = 1;
-  }
-  for (int y = 0; y < g.num_nodes(); ++y)
-    if (!used[y] && y != v && (!htr[y] || (solved[y] && !g.is_sibling(v, y)))) {
-      step.extra.push_back(y);
-      step.extra_removed.push_back(htr[y] ? g.parents(y) : std::vector<int>{});
-    }
+  for (int y : sources) step.removed.push_back(htr[y] ? g.parents(y) : std::vector<int>{});
   step.sources = std::move(sources);
   return step;
 }
@@ -159,7 +149,7 @@ Identification htc_randomized_once(const MixedGraph& g, const PrimeField& f, std
     std::size_t held = 0;  // the bases' memory peaks here, before the solved nodes release theirs
     for (const auto& b : basis) held += b.bytes();
     peak = std::max(peak, held);
-    for (int v : next) id.steps.push_back(htc_step(g, reach, v, round, basis[v].tags(), solved));
+    for (int v : next) id.steps.push_back(htc_step(g, reach, v, round, basis[v].tags()));
     for (int v : next) {
       solved[v] = 1;
       basis[v] = EchelonBasis();
@@ -204,7 +194,7 @@ Identification htc_classic(const MixedGraph& g) {
       HalfTrekSystem system = max_half_trek_system(g, allowed, pa, net);
       id.memory_bytes = std::max(id.memory_bytes, net.bytes() + (htr.capacity() + allowed.capacity()));
       if (system.size != static_cast<int>(pa.size())) continue;
-      id.steps.push_back(htc_step(g, reach, v, round, std::move(system.sources), solved));
+      id.steps.push_back(htc_step(g, reach, v, round, std::move(system.sources)));
       solved[v] = 1;
       changed = true;
     }

@@ -3,14 +3,54 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <stdexcept>
 
+#include "edgewise.hpp"
 #include "generators.hpp"
 
 namespace htc {
 
 namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// One equation: row `node` of Sigma minus lambda_{u, node} Sigma[u, .] for u in `removed`.
+struct Equation {
+  int node;
+  std::vector<int> removed;
+};
+
+// The equations of the nodes allowed for a step besides its sources, given the edges the earlier
+// steps identified. HTC: every y outside htr(v), and every solved y in htr(v) that is not a sibling,
+// with its parents removed. Edgewise: every allowed source whose support lies in the targets, with its
+// identified parents removed (`state` has replayed the earlier steps).
+std::vector<Equation> extra_equations(const MixedGraph& g, const Identification& id, const IdStep& step,
+                                      const std::vector<std::vector<int>>& identified, Reach& reach,
+                                      const EdgewiseState* state) {
+  std::vector<Equation> out;
+  auto is_source = [&](int y) { return std::find(step.sources.begin(), step.sources.end(), y) != step.sources.end(); };
+  const int v = step.node;
+  if (id.criterion == "htc") {
+    std::vector<char> htr;
+    reach.htr_from(v, htr);
+    for (int y = 0; y < g.num_nodes(); ++y) {
+      const bool solved = identified[y].size() == g.parents(y).size();
+      if (y == v || is_source(y) || (htr[y] && (!solved || g.is_sibling(v, y)))) continue;
+      out.push_back({y, htr[y] ? g.parents(y) : std::vector<int>{}});
+    }
+    return out;
+  }
+  std::vector<int> allowed;
+  std::vector<std::vector<char>> support;
+  state->sources(v, allowed, support);
+  const auto& u = state->unsolved(v);
+  std::vector<char> in(u.size(), 0);
+  for (std::size_t p = 0; p < u.size(); ++p)
+    in[p] = std::find(step.targets.begin(), step.targets.end(), u[p]) != step.targets.end();
+  for (std::size_t a = 0; a < allowed.size(); ++a)
+    if (!is_source(allowed[a]) && within(support[a], in)) out.push_back({allowed[a], identified[allowed[a]]});
+  return out;
+}
 
 // Standard normals by Box-Muller on 53-bit uniforms (the same on every platform), two per draw.
 void fill_normal(double* out, long long count, std::mt19937_64& rng) {
@@ -32,14 +72,23 @@ Estimate identify(const MixedGraph& g, const Identification& id, const Eigen::Ma
   Estimate e;
   e.lambda = Eigen::MatrixXd::Zero(n, n);
   for (const auto& edge : g.directed()) e.lambda(edge.from, edge.to) = kNaN;
+  Reach reach(g);
+  std::vector<std::vector<int>> identified(n);  // per node, the parents identified by the steps so far
+  std::unique_ptr<EdgewiseState> state;
+  if (all_equations && id.criterion == "edgewise") state = std::make_unique<EdgewiseState>(g);
   for (const auto& step : id.steps) {
     const int k = static_cast<int>(step.targets.size());
     std::vector<int> sources = step.sources;
     std::vector<std::vector<int>> removed = step.removed;
     if (all_equations) {
-      sources.insert(sources.end(), step.extra.begin(), step.extra.end());
-      removed.insert(removed.end(), step.extra_removed.begin(), step.extra_removed.end());
+      for (auto& eq : extra_equations(g, id, step, identified, reach, state.get())) {
+        sources.push_back(eq.node);
+        removed.push_back(std::move(eq.removed));
+      }
+      if (state) state->solve(step.node, step.targets, step.sources, step.round);
     }
+    for (int t : step.targets) identified[step.node].push_back(t);
+    std::sort(identified[step.node].begin(), identified[step.node].end());
     const int m = static_cast<int>(sources.size());
     Eigen::MatrixXd a(m, k);
     Eigen::VectorXd b(m);

@@ -299,7 +299,7 @@ std::vector<NamedGraph> read_semid_dir(const std::filesystem::path& dir) {
 
 // ============================================================================ reachability
 
-void Reach::descendants(const std::vector<int>& roots, std::vector<char>& out) {
+void Reach::search(const std::vector<int>& roots, bool down, std::vector<char>& out) {
   out.assign(g_.num_nodes(), 0);
   stack_.clear();
   for (int r : roots)
@@ -310,29 +310,10 @@ void Reach::descendants(const std::vector<int>& roots, std::vector<char>& out) {
   while (!stack_.empty()) {
     const int v = stack_.back();
     stack_.pop_back();
-    for (int c : g_.children(v))
-      if (!out[c]) {
-        out[c] = 1;
-        stack_.push_back(c);
-      }
-  }
-}
-
-void Reach::ancestors(const std::vector<int>& roots, std::vector<char>& out) {
-  out.assign(g_.num_nodes(), 0);
-  stack_.clear();
-  for (int r : roots)
-    if (!out[r]) {
-      out[r] = 1;
-      stack_.push_back(r);
-    }
-  while (!stack_.empty()) {
-    const int v = stack_.back();
-    stack_.pop_back();
-    for (int p : g_.parents(v))
-      if (!out[p]) {
-        out[p] = 1;
-        stack_.push_back(p);
+    for (int w : down ? g_.children(v) : g_.parents(v))
+      if (!out[w]) {
+        out[w] = 1;
+        stack_.push_back(w);
       }
   }
 }

@@ -88,10 +88,11 @@ class Reach {
   void htr_to(int y, std::vector<char>& out);
   // Nodes trek reachable from u: descendants of the ancestors of u and of their siblings.
   void tr_from(int u, std::vector<char>& out);
-  void descendants(const std::vector<int>& roots, std::vector<char>& out);
-  void ancestors(const std::vector<int>& roots, std::vector<char>& out);
+  void descendants(const std::vector<int>& roots, std::vector<char>& out) { search(roots, true, out); }
+  void ancestors(const std::vector<int>& roots, std::vector<char>& out) { search(roots, false, out); }
 
  private:
+  void search(const std::vector<int>& roots, bool down, std::vector<char>& out);  // along children or parents
   const MixedGraph& g_;
   std::vector<char> mark_;
   std::vector<int> stack_;
