@@ -156,7 +156,7 @@ std::vector<RatioRow> by_ratio(const std::vector<Trial>& trials, const std::vect
 void write_trials_csv(std::ofstream& out, const std::string& prefix, const std::vector<Trial>& trials,
                       const ThresholdReport& threshold) {
   for (const auto& t : trials)
-    out << fmt::format("{}{},{:.6g},{},{:.6e},{:.6e},{},{},{:.6e},{:.6e},{},{},{:.2f}\n", prefix, t.ratio, t.beta, t.seed,
+    out << fmt::format("{}{:.6g},{:.6g},{},{:.6e},{:.6e},{},{},{:.6e},{:.6e},{},{},{:.2f}\n", prefix, t.ratio, t.beta, t.seed,
                        t.eval.kl, t.eval.elbo - threshold.collapsed_elbo, t.eval.active_dims, t.predicted_active,
                        t.eval.recon_mse, t.eval.sigma2,
                        t.unmixing ? fmt::format("{:.6e}", t.unmixing->sad) : "",
@@ -187,6 +187,10 @@ OnsetPlan onset_plan(const nexp::Params& p, std::uint64_t seed) {
 std::int64_t planned_models(const OnsetPlan& plan) {
   const auto ratios = static_cast<std::int64_t>(sorted_unique(plan.ratios).size());
   return (ratios + plan.refine_rounds * plan.refine_points) * plan.seeds;
+}
+
+json onset_json(const Onset& o) {
+  return {{"found", o.found}, {"lower", o.lower}, {"upper", o.upper}, {"estimate", o.estimate}};
 }
 
 std::string describe_onset(const Onset& o) {
@@ -292,6 +296,18 @@ Onset empirical_onset(const std::vector<double>& ratios, const std::vector<doubl
   return o;
 }
 
+std::vector<double> best_elbo_gain_by_ratio(const std::vector<Trial>& trials, const std::vector<double>& ratios,
+                                            double collapsed_elbo) {
+  std::vector<double> out;
+  for (double r : ratios) {
+    double best = -INFINITY;
+    for (const auto& t : trials)
+      if (t.ratio == r) best = std::max(best, t.eval.elbo - collapsed_elbo);
+    out.push_back(best);
+  }
+  return out;
+}
+
 OnsetScan scan_to_onset(const MixtureData& data, const ModelOptions& model, const TrainOptions& train,
                         const ThresholdReport& threshold, const OnsetPlan& plan, const ScanHooks& hooks) {
   OnsetScan out;
@@ -319,6 +335,8 @@ OnsetScan scan_to_onset(const MixtureData& data, const ModelOptions& model, cons
   std::stable_sort(out.trials.begin(), out.trials.end(), [](const Trial& a, const Trial& b) {
     return a.seed != b.seed ? a.seed < b.seed : a.ratio < b.ratio;
   });
+  out.elbo_onset = empirical_onset(out.ratios, best_elbo_gain_by_ratio(out.trials, out.ratios, threshold.collapsed_elbo),
+                                   plan.gain_tol);
   return out;
 }
 
@@ -463,7 +481,8 @@ void run_scan(nexp::RunContext& ctx) {
   const auto rows = by_ratio(trials, ratios);
   std::vector<double> kl;
   for (const auto& r : rows) kl.push_back(r.kl);
-  ctx.log().info("{}", describe_onset(onset));
+  ctx.log().info("training ends collapsed: {}", describe_onset(onset));
+  ctx.log().info("collapse is the best solution found: {}", describe_onset(result.elbo_onset));
 
   std::ofstream trials_csv(ctx.artifacts_dir() / "trials.csv");
   trials_csv << kTrialColumns << "\n";
@@ -474,7 +493,7 @@ void run_scan(nexp::RunContext& ctx) {
   Series sad{"SAD (rad)", {}, {}}, recon{"reconstruction MSE", {}, {}};
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const auto& r = rows[i];
-    table << fmt::format("{},{:.6g},{:.6e},{:.3e},{:.3f},{},{:.6e},{:.6e},{:.6e}\n", r.ratio, r.beta, r.kl, r.kl_sd,
+    table << fmt::format("{:.6g},{:.6g},{:.6e},{:.3e},{:.3f},{},{:.6e},{:.6e},{:.6e}\n", r.ratio, r.beta, r.kl, r.kl_sd,
                          r.active, r.predicted_active, r.recon_mse, r.sad, r.abundance_rmse);
     std::map<std::string, double> line = {{"beta_ratio", r.ratio}, {"kl", r.kl}, {"active_dims", r.active},
                                           {"active_dims_predicted", static_cast<double>(r.predicted_active)},
@@ -511,7 +530,8 @@ void run_scan(nexp::RunContext& ctx) {
       write_image_strip(ctx.artifacts_dir() / fmt::format("endmembers_ratio_{:.3f}.pgm", tr.ratio), tr.eval.endmembers);
 
   json j = {{"threshold", threshold_json(t)}, {"ratios", ratios}, {"mean_kl", kl},
-            {"onset", {{"found", onset.found}, {"lower", onset.lower}, {"upper", onset.upper}, {"estimate", onset.estimate}}}};
+            {"best_elbo_gain", best_elbo_gain_by_ratio(trials, ratios, t.collapsed_elbo)},
+            {"onset", onset_json(onset)}, {"elbo_onset", onset_json(result.elbo_onset)}};
   write_json(ctx.artifacts_dir() / "scan.json", j);
 
   ctx.summary("beta_c", t.beta_c);
@@ -546,8 +566,10 @@ void run_collapse_sweep(nexp::RunContext& ctx) {
 
   std::ofstream trials_csv(ctx.artifacts_dir() / "trials.csv"), onsets_csv(ctx.artifacts_dir() / "onsets.csv");
   trials_csv << "alpha0,K,init_scale," << kTrialColumns << "\n";
+  // onset: training ends collapsed from here on; elbo_onset: from here on collapse is the best solution
+  // training found (they differ where a non-collapsed branch outlives its advantage).
   onsets_csv << "alpha0,K,init_scale,lambda_max,sigma2,trigamma,kappa,gaussian_beta_c,beta_c,onset_lower,onset_upper,"
-                "onset,onset_error\n";
+                "onset,onset_error,elbo_onset_lower,elbo_onset_upper\n";
   std::vector<Series> curves;
   std::vector<double> errors;
   json settings = json::array();
@@ -572,21 +594,27 @@ void run_collapse_sweep(nexp::RunContext& ctx) {
         const auto& ratios = result.ratios;
         const auto kl = mean_kl_by_ratio(trials, ratios);
         const Onset& onset = result.onset;
-        ctx.log().info("alpha0 {} K {} init {}: beta_c = {:.5g} (kappa {:.4f}); {}", alpha0, K, init, t.beta_c, t.kappa,
-                       describe_onset(onset));
+        ctx.log().info("alpha0 {} K {} init {}: beta_c = {:.5g} (kappa {:.4f}); training ends collapsed: {}; collapse "
+                       "is the best solution found: {}", alpha0, K, init, t.beta_c, t.kappa, describe_onset(onset),
+                       describe_onset(result.elbo_onset));
         write_trials_csv(trials_csv, fmt::format("{},{},{},", alpha0, K, init), trials, t);
         const double error = onset.found ? std::abs(onset.estimate - 1.0) : NAN;
         if (onset.found) errors.push_back(error);
         auto cell = [&](double v, const char* f) { return onset.found ? fmt::format(fmt::runtime(f), v) : std::string(); };
-        onsets_csv << fmt::format("{},{},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{},{},{},{}\n", alpha0, K, init,
-                                  t.lambda_max, t.sigma2, t.trigamma, t.kappa, t.gaussian, t.beta_c, cell(onset.lower, "{}"),
-                                  cell(onset.upper, "{}"), cell(onset.estimate, "{:.4f}"), cell(error, "{:.4f}"));
+        const Onset& by_elbo = result.elbo_onset;
+        onsets_csv << fmt::format("{},{},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{},{},{},{},{},{}\n", alpha0, K,
+                                  init, t.lambda_max, t.sigma2, t.trigamma, t.kappa, t.gaussian, t.beta_c,
+                                  cell(onset.lower, "{:.4g}"), cell(onset.upper, "{:.4g}"), cell(onset.estimate, "{:.4f}"),
+                                  cell(error, "{:.4f}"), by_elbo.found ? fmt::format("{:.4g}", by_elbo.lower) : "",
+                                  by_elbo.found ? fmt::format("{:.4g}", by_elbo.upper) : "");
         onsets_csv.flush();
         settings.push_back({{"alpha0", alpha0}, {"K", K}, {"init_scale", init}, {"threshold", threshold_json(t)},
                             {"ratios", ratios}, {"mean_kl", kl},
-                            {"onset", {{"found", onset.found}, {"lower", onset.lower}, {"upper", onset.upper},
-                                       {"estimate", onset.estimate}}}});
-        curves.push_back({fmt::format("a0={} K={} init={}", alpha0, K, init), ratios, kl});
+                            {"best_elbo_gain", best_elbo_gain_by_ratio(trials, ratios, t.collapsed_elbo)},
+                            {"onset", onset_json(onset)}, {"elbo_onset", onset_json(by_elbo)}});
+        // One colour per (alpha0, K); dashed: the start next to the collapsed point.
+        curves.push_back({fmt::format("a0={} K={} init={}", alpha0, K, init), ratios, kl, init < 0.5,
+                          static_cast<int>(index)});
         ctx.log_metrics(static_cast<std::int64_t>(curves.size()) - 1,
                         {{"beta_c", t.beta_c}, {"onset_ratio", onset.found ? onset.estimate : NAN}});
         if (ctx.stop_requested()) return;

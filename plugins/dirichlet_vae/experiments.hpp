@@ -72,18 +72,24 @@ struct OnsetPlan {
   std::int64_t seeds = 2;
   std::uint64_t base_seed = 0;
   double active_tol = 1e-2, kl_tol = 1e-3;
+  double gain_tol = 1e-4;  // ELBO gains over the collapsed point below this (nats per point) count as none
   std::int64_t refine_rounds = 1, refine_points = 4;
 };
 struct OnsetScan {
   std::vector<double> ratios;  // every ratio trained, ascending
   std::vector<Trial> trials;
-  Onset onset;
+  Onset onset;       // of the final KL (training ends collapsed)
+  Onset elbo_onset;  // of the best ELBO gain over the collapsed point (collapse is the best solution found)
 };
 OnsetScan scan_to_onset(const MixtureData& data, const ModelOptions& model, const TrainOptions& train,
                         const ThresholdReport& threshold, const OnsetPlan& plan, const ScanHooks& hooks = {});
 
 // Mean KL over seeds for each ratio of `ratios` (sorted ascending).
 std::vector<double> mean_kl_by_ratio(const std::vector<Trial>& trials, const std::vector<double>& ratios);
+// The best ELBO over seeds minus the collapsed point's, for each ratio: > 0 where training found a
+// solution better than collapse.
+std::vector<double> best_elbo_gain_by_ratio(const std::vector<Trial>& trials, const std::vector<double>& ratios,
+                                            double collapsed_elbo);
 
 void run_threshold(nexp::RunContext& ctx);
 void run_train(nexp::RunContext& ctx);

@@ -86,17 +86,20 @@ void write_svg_plot(const std::filesystem::path& file, const PlotSpec& spec, con
   }
   for (std::size_t k = 0; k < series.size(); ++k) {
     const auto& s = series[k];
-    const char* colour = kColours[k % (sizeof(kColours) / sizeof(*kColours))];
+    const std::size_t palette = sizeof(kColours) / sizeof(*kColours);
+    const char* colour = kColours[(s.colour >= 0 ? static_cast<std::size_t>(s.colour) : k) % palette];
+    const char* dash = s.dashed ? R"( stroke-dasharray="6,3")" : "";
     std::string points;
     for (std::size_t i = 0; i < s.x.size(); ++i)
       if (std::isfinite(s.x[i]) && std::isfinite(s.y[i]))
         points += fmt::format("{:.1f},{:.1f} ", px(s.x[i]), py(y_value(s.y[i])));
-    out << fmt::format(R"(<polyline points="{}" fill="none" stroke="{}" stroke-width="1.5"/>)", points, colour) << "\n";
+    out << fmt::format(R"(<polyline points="{}" fill="none" stroke="{}" stroke-width="1.5"{}/>)", points, colour, dash) << "\n";
     for (std::size_t i = 0; i < s.x.size(); ++i)
       if (std::isfinite(s.x[i]) && std::isfinite(s.y[i]))
         out << fmt::format(R"(<circle cx="{:.1f}" cy="{:.1f}" r="2.5" fill="{}"/>)", px(s.x[i]), py(y_value(s.y[i])), colour) << "\n";
     const double ly = kTop + 10 + 18 * static_cast<double>(k);
-    out << fmt::format(R"(<line x1="{0}" y1="{1}" x2="{2}" y2="{1}" stroke="{3}" stroke-width="2"/>)", kWidth - kRight + 12, ly, kWidth - kRight + 32, colour) << "\n";
+    out << fmt::format(R"(<line x1="{0}" y1="{1}" x2="{2}" y2="{1}" stroke="{3}" stroke-width="2"{4}/>)", kWidth - kRight + 12, ly,
+                       kWidth - kRight + 32, colour, dash) << "\n";
     out << fmt::format(R"(<text x="{}" y="{}">{}</text>)", kWidth - kRight + 38, ly + 4, escape(s.label)) << "\n";
   }
   out << "</svg>\n";

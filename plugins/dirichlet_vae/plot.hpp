@@ -9,6 +9,8 @@ namespace dirichlet_vae {
 struct Series {
   std::string label;
   std::vector<double> x, y;
+  bool dashed = false;
+  int colour = -1;  // index into the palette; -1: the series' position
 };
 
 struct PlotSpec {
