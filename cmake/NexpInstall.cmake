@@ -9,6 +9,7 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/core/include/nexp DESTINATION ${CMAKE_IN
 install(FILES ${PROJECT_BINARY_DIR}/core/include/nexp/version.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/nexp)
 install(EXPORT nexpTargets NAMESPACE nexp:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/nexp)
 if(TARGET nexp_conformance)
+  set_target_properties(nexp_conformance PROPERTIES INSTALL_RPATH "$ORIGIN/../../${CMAKE_INSTALL_LIBDIR}")
   install(TARGETS nexp_conformance RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/nexp)
 endif()
 

@@ -8,7 +8,9 @@ for f in tree/plugins/myidea/{CMakeLists.txt,plugin.cpp,myidea.cpp,myidea.hpp,RE
   [[ -f $f ]] || fail "new-plugin did not create $f"
 done
 grep -q "next steps" new.out || fail "new-plugin tells the next steps: $(cat new.out)"
-(cd tree && expect_exit 2 "$NEXP" new-plugin myidea)
+cd tree
+expect_exit 2 "$NEXP" new-plugin myidea
+cd ..
 expect_contains "$ERR" "already exists" "new-plugin never overwrites"
 expect_exit 2 "$NEXP" new-plugin My-Idea
 expect_contains "$ERR" "is not a slug" "bad slug"

@@ -6,7 +6,7 @@ project(nexp_plugin_@SLUG@ LANGUAGES CXX)
 set(CMAKE_CXX_STANDARD 17)
 set(CMAKE_CXX_STANDARD_REQUIRED ON)
 find_package(nexp REQUIRED)
-enable_testing()
+include(CTest)
 find_package(GTest REQUIRED)
 set(NEXP_CONFIGS_DIR ${CMAKE_CURRENT_SOURCE_DIR}/configs/..)
 nexp_add_plugin(@SLUG@
