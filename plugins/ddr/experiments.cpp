@@ -21,10 +21,11 @@ using nexp::Param;
 // ---------------------------------------------------------------- parameters
 
 void add_model_params(nexp::MethodSpec& m) {
-  m.param(Param::string("variant", "ddr", "architecture: ddr (full model, frequency bias), ddr_swin, ddr_none, "
-                                          "ddr_no_attention, ddr_no_spectral, vit_freq, vit_swin, vit_none")
+  m.param(Param::string("variant", "ddr", "architecture: ddr = DDR blocks with the frequency bias (the full model); "
+                                          "ddr_swin / ddr_none swap the bias; ddr_no_attention / ddr_no_spectral "
+                                          "drop a branch; vit_* are plain ViT blocks with the named bias")
               .choices(variant_names()))
-      .param(Param::integer("dim", 64, "token width C").min(8))
+      .param(Param::integer("dim", 48, "token width C").min(8))
       .param(Param::integer("depth", 4, "number of blocks").min(1))
       .param(Param::integer("heads", 4, "attention heads (dim must be a multiple)").min(1))
       .param(Param::integer("patch", 4, "patch size in pixels; the training grid is image / patch (28 / 4 = 7)").min(1))
@@ -36,21 +37,21 @@ void add_model_params(nexp::MethodSpec& m) {
 }
 
 void add_training_params(nexp::MethodSpec& m) {
-  m.param(Param::integer("epochs", 5, "passes over the training images").min(1))
-      .param(Param::integer("batch_size", 128, "training batch size").min(1))
-      .param(Param::real("lr", 2e-3, "peak AdamW learning rate").range(1e-6, 1))
+  m.param(Param::integer("epochs", 2, "passes over the training images").min(1))
+      .param(Param::integer("batch_size", 64, "training batch size").min(1))
+      .param(Param::real("lr", 5e-3, "peak AdamW learning rate").range(1e-6, 1))
       .param(Param::real("min_lr", 1e-5, "learning rate at the end of the cosine schedule").range(0, 1))
       .param(Param::real("weight_decay", 0.05, "AdamW decoupled weight decay (matrices and filters; not gates, "
                                                "norms, biases or position-bias parameters)")
                  .range(0, 1))
       .param(Param::integer("warmup_steps", 50, "linear warmup steps before the cosine decay").min(0))
       .param(Param::real("label_smoothing", 0.0, "label smoothing of the cross-entropy").range(0, 0.5))
-      .param(Param::integer("augment_shift", 2, "random translation of training images by up to this many "
+      .param(Param::integer("augment_shift", 1, "random translation of training images by up to this many "
                                                 "pixels (zero padding); 0 = off")
                  .range(0, 8))
       .param(Param::boolean("augment_flip", false, "random horizontal flips of training images "
                                                    "(sensible for Fashion-MNIST, not for digits)"))
-      .param(Param::integer("log_every", 20, "steps between train_loss lines in metrics.jsonl").min(1))
+      .param(Param::integer("log_every", 50, "steps between train_loss lines in metrics.jsonl").min(1))
       .param(Param::integer("eval_batch", 500, "batch size of evaluation").min(1));
 }
 
@@ -166,6 +167,15 @@ void save_model(Vit& model, const Normalizer& norm, const fs::path& pt) {
   torch::save(model, pt.string());
   nlohmann::json j = {{"model", model->config().to_json()}, {"normalize", {{"mean", norm.mean}, {"std", norm.std}}}};
   write_text(fs::path(pt).replace_extension(".json"), j.dump(2) + "\n");
+}
+
+// A saved model can only be evaluated on images with its channels and classes.
+void check_fits(const ModelConfig& cfg, const nexp::TensorDataset& data, const fs::path& pt) {
+  if (data.test_x.size(1) != cfg.channels || data.num_classes != cfg.classes)
+    throw nexp::ConfigError(fmt::format("model '{}' takes {} channel(s) and {} classes; dataset '{}' has {} and {}. "
+                                        "Evaluate it on the data set it was trained on",
+                                        pt.string(), cfg.channels, cfg.classes, data.name, data.test_x.size(1),
+                                        data.num_classes));
 }
 
 std::pair<Vit, Normalizer> load_model(const fs::path& pt, c10::Device device) {
@@ -386,10 +396,7 @@ void run_eval(nexp::RunContext& ctx) {
   const fs::path pt = ctx.params().get_string("model");
   auto [model, norm] = load_model(pt, ctx.torch_device());
   const ModelConfig& cfg = model->config();
-  if (data.test_x.size(1) != cfg.channels || data.num_classes != cfg.classes)
-    throw nexp::ConfigError(fmt::format("model '{}' takes {} channel(s) and {} classes; dataset '{}' has {} and {}",
-                                        pt.string(), cfg.channels, cfg.classes, data.name, data.test_x.size(1),
-                                        data.num_classes));
+  check_fits(cfg, data, pt);
   const std::int64_t grid = ctx.params().get_int("grid") > 0 ? ctx.params().get_int("grid") : cfg.grid();
   model->set_bias_transfer(parse_transfer(ctx.params().get_string("bias_transfer")));
   report_model(ctx, model);
@@ -471,9 +478,11 @@ void run_transfer(nexp::RunContext& ctx) {
   }
 
   std::vector<TransferRow> rows;
+  std::map<std::string, std::int64_t> seen;  // given models: replicas are numbered per variant
   for (auto& e : entries) {
     auto [model, norm] = load_model(e.file, ctx.torch_device());
-    if (e.variant.empty()) e.variant = model->config().variant;
+    check_fits(model->config(), data, e.file);
+    if (e.variant.empty()) e.variant = model->config().variant, e.replica = seen[e.variant]++;
     for (std::int64_t g : grids)
       for (const auto& [rule, mode] : transfer_rules(model->config())) {
         if (g == model->config().grid() && mode == BiasTransfer::Interpolate && rule != "swin_bicubic") continue;
