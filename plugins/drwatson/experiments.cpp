@@ -183,11 +183,15 @@ Trained train(nexp::RunContext& ctx, const FleetSpec& fleet, const TrainSpec& sp
   } else {
     model = EventEncoder(config);
   }
+  // Training runs on the run's device (the HAL's); the optimiser is built after the move.
+  const c10::Device device = ctx.torch_device();
+  model->to(device);
   std::unique_ptr<torch::optim::Adam> opt;
   if (auto dir = ctx.checkpoint()) {
     std::ifstream(*dir / "state.txt") >> phase >> step;
     if (phase != "none") {
       model = load_encoder(*dir / "model.pt").first;
+      model->to(device);
       opt = std::make_unique<torch::optim::Adam>(model->parameters(), torch::optim::AdamOptions(
                                                                           phase == "pretrain" ? spec.pretrain_lr : spec.finetune_lr));
       torch::load(*opt, (*dir / "optim.pt").string());
@@ -267,6 +271,8 @@ Trained train(nexp::RunContext& ctx, const FleetSpec& fleet, const TrainSpec& sp
     }
     t.temperature = fit_temperature(predict_logits(model, cal.examples), labels_of(cal.examples));
   }
+  // The simulator's replicas call the model from many threads with tiny batches: keep it on the CPU.
+  model->to(at::kCPU);
   t.model = model;
   model->eval();
 

@@ -40,7 +40,15 @@ TokenBatch make_batch(const std::vector<std::vector<Token>>& sequences, std::int
   return b;
 }
 
+TokenBatch on(const TokenBatch& b, const c10::Device& device) {
+  if (b.raw.device() == device) return b;
+  return {b.raw.to(device),  b.family.to(device), b.platform.to(device), b.slot.to(device),
+          b.time.to(device), b.value.to(device),  b.padding.to(device)};
+}
+
 // ---------------------------------------------------------------- the encoder
+
+c10::Device EventEncoderImpl::device() const { return raw_->weight.device(); }
 
 EventEncoderImpl::EventEncoderImpl(const ModelConfig& c) : config_(c) {
   raw_ = register_module("raw", torch::nn::Embedding(c.raw_size, c.dim));
@@ -57,7 +65,8 @@ EventEncoderImpl::EventEncoderImpl(const ModelConfig& c) : config_(c) {
   head_ = register_module("head", torch::nn::Linear(c.dim, c.classes));
 }
 
-at::Tensor EventEncoderImpl::encode(const TokenBatch& b) {
+at::Tensor EventEncoderImpl::encode(const TokenBatch& batch) {
+  const TokenBatch b = on(batch, device());
   at::Tensor x = raw_->forward(b.raw) + family_->forward(b.family) + platform_->forward(b.platform) +
                  slot_->forward(b.slot) + time_->forward(b.time) + value_->forward(b.value);
   x = norm_->forward(x);
@@ -128,8 +137,9 @@ double pretrain_step(EventEncoder& model, torch::optim::Optimizer& opt, const st
   if (!mask.any().item<bool>()) return 0.0;
   model->train();
   auto [raw_logits, value_logits] = model->masked(input);
-  at::Tensor loss = at::cross_entropy_loss(raw_logits.index({mask}), targets.raw.index({mask})) +
-                    0.5 * at::cross_entropy_loss(value_logits.index({mask}), targets.value.index({mask}));
+  mask = mask.to(model->device());
+  at::Tensor loss = at::cross_entropy_loss(raw_logits.index({mask}), targets.raw.to(model->device()).index({mask})) +
+                    0.5 * at::cross_entropy_loss(value_logits.index({mask}), targets.value.to(model->device()).index({mask}));
   opt.zero_grad();
   loss.backward();
   torch::nn::utils::clip_grad_norm_(model->parameters(), 1.0);
@@ -144,7 +154,7 @@ double finetune_step(EventEncoder& model, torch::optim::Optimizer& opt, const st
   for (auto i : batch) seqs.push_back(data[i].tokens), labels.push_back(data[i].label);
   model->train();
   at::Tensor logits = model->classify(make_batch(seqs, model->config().max_len));
-  at::Tensor y = at::tensor(labels, at::TensorOptions().dtype(at::kLong));
+  at::Tensor y = at::tensor(labels, at::TensorOptions().dtype(at::kLong)).to(model->device());
   at::Tensor loss = at::cross_entropy_loss(logits, y);
   opt.zero_grad();
   loss.backward();
@@ -160,7 +170,7 @@ at::Tensor predict_logits(EventEncoder& model, const std::vector<Example>& data,
   for (std::size_t start = 0; start < data.size(); start += static_cast<std::size_t>(chunk)) {
     std::vector<std::vector<Token>> seqs;
     for (std::size_t i = start; i < std::min(data.size(), start + static_cast<std::size_t>(chunk)); ++i) seqs.push_back(data[i].tokens);
-    parts.push_back(model->classify(make_batch(seqs, model->config().max_len)));
+    parts.push_back(model->classify(make_batch(seqs, model->config().max_len)).to(at::kCPU));
   }
   if (parts.empty()) return at::zeros({0, model->config().classes});
   return at::cat(parts, 0);
@@ -231,7 +241,8 @@ std::vector<std::vector<double>> TransformerClassifier::posteriors(const Observa
   torch::NoGradGuard no_grad;
   std::vector<std::vector<Token>> seqs;
   for (const auto& c : obs.candidates) seqs.push_back(vocab_.tokens(obs.platform, c, static_cast<int>(model_->config().max_len)));
-  at::Tensor p = at::softmax(model_->classify(make_batch(seqs, model_->config().max_len)) / temperature_, 1).to(at::kDouble).contiguous();
+  at::Tensor p = at::softmax(model_->classify(make_batch(seqs, model_->config().max_len)) / temperature_, 1)
+                    .to(at::kCPU).to(at::kDouble).contiguous();
   std::vector<std::vector<double>> out(seqs.size());
   const double* data = p.data_ptr<double>();
   for (std::size_t i = 0; i < seqs.size(); ++i)

@@ -36,6 +36,7 @@ struct TokenBatch {
   at::Tensor raw, family, platform, slot, time, value, padding;
 };
 TokenBatch make_batch(const std::vector<std::vector<Token>>& sequences, std::int64_t max_len);
+TokenBatch on(const TokenBatch& batch, const c10::Device& device);
 
 class EventEncoderImpl : public torch::nn::Module {
  public:
@@ -48,6 +49,8 @@ class EventEncoderImpl : public torch::nn::Module {
   std::pair<at::Tensor, at::Tensor> masked(const TokenBatch& batch);
   // A fresh classification head (fine-tuning starts from a pretrained encoder with a new head).
   void reset_head();
+  // Where its parameters live (the run's HAL device while training; the CPU for the simulator).
+  c10::Device device() const;
   const ModelConfig& config() const { return config_; }
 
  private:
