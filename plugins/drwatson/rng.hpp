@@ -6,64 +6,37 @@
 // seed therefore see the same fault arrivals, the same symptom streams and the same coin flips for
 // "did this repair fix it", as long as they reach the same situation. That is what makes the paired
 // comparison of policies (common random numbers) tight.
+//
+// The generator is nexp::Random (xoshiro256**). Two things stay drwatson's own, because changing them
+// would change every stream and with it every published number: the key is folded into one word by
+// mixing seed, purpose and up to three counters in a fixed order, and the four state words are chained
+// SplitMix64 outputs (s0 = mix(key), s1 = mix(s0), ...) where nexp::Random::reseed mixes a Weyl
+// sequence (s_i = mix(key + i * golden)). below() keeps its modulo reduction for the same reason.
 #include <cmath>
 #include <cstdint>
-#include <limits>
+
+#include <nexp/random.hpp>
 
 namespace drwatson {
 
-// SplitMix64 finaliser: a bijective mixer with full avalanche.
-inline std::uint64_t mix64(std::uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
+using nexp::mix64;
 
 enum class Purpose : std::uint64_t {
   Arrival = 1, Lemon, Symptom, Peers, Repair, Qa, Sweep, Severity, Cause, Corpus, Batch, Bootstrap, History,
   Mask, Split, Recur,
 };
 
-// xoshiro256** seeded through SplitMix64 from a key of up to four words.
-class Rng {
+class Rng : public nexp::Random {
  public:
-  explicit Rng(std::uint64_t seed) { reseed(seed); }
-  Rng(std::uint64_t seed, Purpose purpose, std::uint64_t a = 0, std::uint64_t b = 0, std::uint64_t c = 0) {
-    std::uint64_t k = mix64(seed ^ 0x5DEECE66Dull);
-    k = mix64(k ^ static_cast<std::uint64_t>(purpose));
-    k = mix64(k ^ a);
-    k = mix64(k ^ (b * 0xD1B54A32D192ED03ull));
-    k = mix64(k ^ (c * 0xABC98388FB8FAC03ull));
-    reseed(k);
-  }
+  explicit Rng(std::uint64_t seed) : nexp::Random(chained(seed)) {}
+  Rng(std::uint64_t seed, Purpose purpose, std::uint64_t a = 0, std::uint64_t b = 0, std::uint64_t c = 0)
+      : nexp::Random(chained(key(seed, purpose, a, b, c))) {}
 
-  std::uint64_t next() {
-    const std::uint64_t result = rotl(s_[1] * 5, 7) * 9;
-    const std::uint64_t t = s_[1] << 17;
-    s_[2] ^= s_[0];
-    s_[3] ^= s_[1];
-    s_[1] ^= s_[2];
-    s_[0] ^= s_[3];
-    s_[2] ^= t;
-    s_[3] = rotl(s_[3], 45);
-    return result;
-  }
-  // Uniform in [0, 1).
-  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
-  double uniform(double lo, double hi) { return lo + (hi - lo) * uniform(); }
-  bool bernoulli(double p) { return uniform() < p; }
-  // Uniform integer in [0, n).
+  std::uint64_t next() { return (*this)(); }
+  // Uniform integer in [0, n) by modulo (hides nexp::Random::below, which rejects to remove the bias;
+  // for the n used here, at most a few thousand, the bias is below 1e-15).
   std::uint64_t below(std::uint64_t n) { return n == 0 ? 0 : next() % n; }
   int integer(int lo, int hi) { return lo + static_cast<int>(below(static_cast<std::uint64_t>(hi - lo + 1))); }
-  double exponential(double rate) {
-    if (rate <= 0) return std::numeric_limits<double>::infinity();
-    return -std::log1p(-uniform()) / rate;
-  }
-  double normal() {
-    const double u1 = 1.0 - uniform(), u2 = uniform();
-    return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
-  }
   double lognormal(double sigma) { return std::exp(sigma * normal()); }
   std::uint64_t poisson(double mean) {
     if (mean <= 0) return 0;
@@ -94,11 +67,17 @@ class Rng {
   }
 
  private:
-  static std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-  void reseed(std::uint64_t seed) {
-    for (auto& s : s_) s = seed = mix64(seed);
+  static std::uint64_t key(std::uint64_t seed, Purpose purpose, std::uint64_t a, std::uint64_t b, std::uint64_t c) {
+    std::uint64_t k = mix64(seed ^ 0x5DEECE66Dull);
+    k = mix64(k ^ static_cast<std::uint64_t>(purpose));
+    k = mix64(k ^ a);
+    k = mix64(k ^ (b * 0xD1B54A32D192ED03ull));
+    return mix64(k ^ (c * 0xABC98388FB8FAC03ull));
   }
-  std::uint64_t s_[4];
+  static nexp::Random chained(std::uint64_t seed) {
+    const std::uint64_t s0 = mix64(seed), s1 = mix64(s0), s2 = mix64(s1), s3 = mix64(s2);
+    return nexp::Random::from_state(s0, s1, s2, s3);
+  }
 };
 
 }  // namespace drwatson
