@@ -79,7 +79,7 @@ void add_sweep_commands(CLI::App& cli, App& app) {
   rt->add_option("index", t->index, "the trial's index");
   rt->add_option("--array-file", t->array_file, "a file of trial indices, one per line (Slurm arrays)");
   rt->add_option("--array-task", t->array_task, "the line of --array-file to run ($SLURM_ARRAY_TASK_ID)");
-  rt->add_option("--threads", t->threads, "threads for this trial (0: the config's)");
+  rt->add_option("--threads", t->threads, "at most this many threads for this trial (the config's `threads:` when smaller; 0: the config's)");
   rt->add_flag("--requeue-on-stop", t->requeue_on_stop, "when stopped by a signal under Slurm, requeue the task");
   rt->callback([t, &app] {
     SweepPlan plan = load_sweep(t->folder);

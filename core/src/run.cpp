@@ -383,6 +383,11 @@ RunResult execute(const Experiment& e, const RunOptions& options, Registry& regi
     return result;
   }
 
+  // Threads change floating-point reduction order, so meta.json records them.
+  int wanted = options.threads > 0 ? options.threads : e.threads;
+  if (options.max_threads > 0) wanted = wanted > 0 ? std::min(wanted, options.max_threads) : options.max_threads;
+  const int threads = configure_threads(wanted);
+
   json meta;
   if (resuming && fs::exists(folder / "meta.json")) meta = json::parse(read_file(folder / "meta.json"), nullptr, false);
   if (!meta.is_object()) meta = json::object();
@@ -401,9 +406,11 @@ RunResult execute(const Experiment& e, const RunOptions& options, Registry& regi
                                    {"sha256", plugin->sha256}}
                             : json::object();
     meta["device"] = device_json(*device);
+    meta["threads"] = threads;
     meta["created"] = status.j["created"];
   } else {
-    meta["resumed"].push_back({{"time", now_iso8601()}, {"command_line", options.command_line}, {"host", hostname()}});
+    meta["resumed"].push_back({{"time", now_iso8601()}, {"command_line", options.command_line}, {"host", hostname()},
+                              {"threads", threads}});
   }
   write_file_atomic(folder / "meta.json", meta.dump(2) + "\n");
 
@@ -441,7 +448,6 @@ RunResult execute(const Experiment& e, const RunOptions& options, Registry& regi
   SignalScope signals(options.handle_signals);
 
   auto log = make_run_logger(e.method, folder / "log.txt");
-  const int threads = configure_threads(options.threads > 0 ? options.threads : e.threads);
   at::manual_seed(e.seed);
   RunContextImpl ctx(e, method, folder, device, threads, log, checkpoint, options.stop_after_checkpoints);
   if (checkpoint) {

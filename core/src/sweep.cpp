@@ -533,7 +533,7 @@ RunResult run_trial(const SweepPlan& plan, int index, int threads, const RunOpti
   options.folder = trial.folder;
   options.sweep = plan.folder.string();
   options.trial = index;
-  options.threads = threads;
+  options.max_threads = threads;  // the launcher's share of the cores; a smaller `threads:` wins
   TrialStatus s = trial_status(trial);
   if (s.state == TrialState::Completed) {
     RunResult r;

@@ -159,3 +159,24 @@ TEST(Runs, AMissingDeviceFailsTheRunWithAClearStatus) {
   EXPECT_EQ(status["status"], "failed");
   EXPECT_EQ(status["error"], r.error);
 }
+
+// A sweep's share of the cores caps a trial's threads; the config's own `threads:` wins when smaller,
+// and --threads (RunOptions::threads) overrides the config. meta.json records what was used.
+TEST(Runs, ThreadsFollowTheConfigTheCapAndTheOverride) {
+  TempDir dir;
+  auto threads_used = [&](const std::string& config_threads, int threads, int max_threads) {
+    Experiment e = scaffold_experiment(dir.path / "runs", {"threads=" + config_threads, "seed=" + std::to_string(threads * 10 + max_threads)});
+    RunOptions o;
+    o.handle_signals = false;
+    o.threads = threads;
+    o.max_threads = max_threads;
+    RunResult r = run_experiment(e, o, registry_with_scaffold());
+    EXPECT_EQ(r.status, "completed") << r.error;
+    return json::parse(read_file(r.folder / "meta.json"))["threads"].get<int>();
+  };
+  EXPECT_EQ(threads_used("1", 0, 2), 1) << "the config's smaller count wins over the sweep's share";
+  EXPECT_EQ(threads_used("2", 0, 1), 1) << "the share caps a larger count";
+  EXPECT_EQ(threads_used("0", 0, 1), 1) << "an unset count (all cores) takes the share";
+  EXPECT_EQ(threads_used("1", 2, 0), 2) << "an explicit --threads overrides the config";
+  configure_threads(1);
+}

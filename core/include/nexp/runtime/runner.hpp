@@ -23,6 +23,7 @@ struct NEXP_API RunOptions {
   int trial = -1;                           // its index in the sweep
   bool handle_signals = true;               // SIGINT/SIGTERM/SIGUSR1 request a stop
   int threads = 0;                          // > 0: use this many threads whatever the config says
+  int max_threads = 0;                      // > 0: at most this many (a sweep's share of the cores)
   // For tests of resume: request a stop right after the n-th checkpoint is committed (0: never).
   int stop_after_checkpoints = 0;
 };
