@@ -1,7 +1,6 @@
 # Sweeps with the local launcher: expansion, --dry-run, Ctrl-C half-way and resume (no trial run
 # twice, none lost), a trial that segfaults, a changed definition, --retry-failed.
 source "$(dirname "$0")/lib.sh"
-count() { grep -l "\"status\": \"$1\"" "$2"/trial-*/status.json 2>/dev/null | wc -l; }
 states() { for f in "$1"/trial-*/status.json; do python3 -c "import json; d=json.load(open('$f')); print(d['status'], d['error'])"; done; }
 
 # A 12-trial grid, and a 20-sample random sweep that expands the same way every time.
@@ -36,7 +35,7 @@ for f in "$DIR"/trial-*/; do
     || fail "$f: a step logged twice"
   [[ $steps == 30 ]] || fail "$f: $steps metric lines, expected 30"
 done
-RESUMED=$(grep -l '"resumed"' "$DIR"/trial-*/meta.json 2>/dev/null | wc -l)
+RESUMED=$( { grep -l '"resumed"' "$DIR"/trial-*/meta.json 2>/dev/null || true; } | wc -l)
 [[ $RESUMED == "$INTERRUPTED" ]] || fail "$INTERRUPTED trials were interrupted but $RESUMED resumed"
 [[ $(wc -l < "$DIR/trials.csv") == 7 ]] || fail "trials.csv: a header and six rows"
 [[ -f $DIR/best.yaml ]] || fail "best.yaml"

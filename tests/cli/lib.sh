@@ -21,3 +21,5 @@ expect_exit() {  # code, command...
 }
 # The last line of a run's stdout: "run: <id> <folder>".
 run_id() { tail -n 1 <<<"$1" | awk '$1 == "run:" {print $2}'; }
+# How many trials of sweep folder $2 have status $1 (0 when none: never fails under pipefail).
+count() { { grep -l "\"status\": \"$1\"" "$2"/trial-*/status.json 2>/dev/null || true; } | wc -l; }

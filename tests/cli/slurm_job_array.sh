@@ -7,7 +7,6 @@ export NEXP_SLURM_DIR=$WORK/slurm
 "$SLURM_LOCAL" start || fail "scripts/slurm-local start"
 trap '"$SLURM_LOCAL" stop; rm -rf "$WORK"' EXIT
 export SLURM_CONF=$NEXP_SLURM_DIR/slurm.conf
-count() { grep -l "\"status\": \"$1\"" "$2"/trial-*/status.json 2>/dev/null | wc -l; }
 
 ARGS=(params.steps=1500 params.checkpoint_every=50 dataset.n=20000 dataset.d=40 params.lr=0.01)
 nx_exec -q run "$SCAFFOLD_SMOKE" "${ARGS[@]}" -m 'seed=range(0,3)' objective=mse --launcher slurm --requeue --jobs 3 \
