@@ -4,7 +4,7 @@
 # LibTorch underneath). One thread each, alternated ROUNDS times; prints a table and the ratio of the
 # medians, writes CSV.
 #   bench/ddr_train_speed.sh [path/to/nexp]          (default: build/nexp)
-#   ROUNDS=3 STEPS=30 bench/ddr_train_speed.sh build-ddr/nexp
+#   ROUNDS=3 STEPS=30 bench/ddr_train_speed.sh build/nexp
 # Needs /usr/bin/python3 with torch (scripts/setup --bench installs python3-torch) and Fashion-MNIST in
 # the data cache.
 set -euo pipefail

@@ -82,7 +82,7 @@ def r_available():
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    default_nexp = next((p for p in ("build/nexp", "build-htc/nexp") if os.path.exists(os.path.join(REPO, p))), "nexp")
+    default_nexp = next((p for p in ("build/nexp",) if os.path.exists(os.path.join(REPO, p))), "nexp")
     parser.add_argument("--nexp", default=default_nexp)
     parser.add_argument("--out", default=os.path.join(REPO, "runs", "bench", "htc_speed.csv"))
     parser.add_argument("--graphs-160", type=int, default=3, help="dense DAGs drawn at n = 160")
