@@ -23,6 +23,14 @@ int RawCodes::kind(const std::string& raw) const {
 }
 const std::string& RawCodes::raw(int kind) const { return raw_[static_cast<std::size_t>(kind)]; }
 
+namespace {
+// Appends the event that `raw` names; codes outside the platform's vocabulary are not its events.
+void add_event(NodeView& v, const RawCodes& codes, const std::string& raw, int slot, double minutes, double value) {
+  const int kind = codes.kind(raw);
+  if (kind != kNoIndex) v.events.push_back({kind, slot, minutes, value});
+}
+}  // namespace
+
 // ---------------------------------------------------------------- kernel log
 
 namespace {
@@ -144,11 +152,7 @@ NodeView events_from_log(const std::vector<LogEvent>& log, const RawCodes& codes
   NodeView v;
   double last = 0;
   for (const auto& e : log) last = std::max(last, e.seconds);
-  for (const auto& e : log) {
-    const int kind = codes.kind(e.raw);
-    if (kind == kNoIndex) continue;
-    v.events.push_back({kind, e.slot, (e.seconds - last) / 60.0, e.value});
-  }
+  for (const auto& e : log) add_event(v, codes, e.raw, e.slot, (e.seconds - last) / 60.0, e.value);
   std::stable_sort(v.events.begin(), v.events.end(), [](const Event& a, const Event& b) { return a.minutes < b.minutes; });
   return v;
 }
@@ -191,10 +195,7 @@ std::string format_dcgm(const std::vector<DcgmSample>& samples) {
 
 NodeView events_from_dcgm(const std::vector<DcgmSample>& samples, const RawCodes& codes) {
   NodeView v;
-  auto add = [&](const std::string& raw, int gpu, double value) {
-    const int kind = codes.kind(raw);
-    if (kind != kNoIndex) v.events.push_back({kind, gpu, 0.0, value});
-  };
+  auto add = [&](const std::string& raw, int gpu, double value) { add_event(v, codes, raw, gpu, 0.0, value); };
   for (const auto& s : samples) {
     if (std::isnan(s.value)) continue;
     const double x = s.value;
@@ -326,10 +327,7 @@ std::string format_nvidia_smi(const std::vector<SmiGpu>& gpus) {
 
 NodeView events_from_smi(const std::vector<SmiGpu>& gpus, const RawCodes& codes) {
   NodeView v;
-  auto add = [&](const std::string& raw, int gpu, double value) {
-    const int kind = codes.kind(raw);
-    if (kind != kNoIndex) v.events.push_back({kind, gpu, 0.0, value});
-  };
+  auto add = [&](const std::string& raw, int gpu, double value) { add_event(v, codes, raw, gpu, 0.0, value); };
   for (std::size_t i = 0; i < gpus.size(); ++i) {
     const SmiGpu& g = gpus[i];
     const int gpu = static_cast<int>(i);
