@@ -380,10 +380,12 @@ Response Client::chat(const Request& request) {
   if (request.messages.empty()) throw Error("llm: a chat request needs at least one message");
   if (request.n < 1) throw Error(fmt::format("llm: n must be at least 1, got {}", request.n));
   if (request.n == 1) return impl_->call(request, 1, request.seed);
+  bool refuses_n;
   {
     std::lock_guard<std::mutex> lock(impl_->mutex);
-    if (impl_->refuses_n) return impl_->call_each(request);
+    refuses_n = impl_->refuses_n;
   }
+  if (refuses_n) return impl_->call_each(request);
   try {
     Response r = impl_->call(request, request.n, request.seed);
     if (static_cast<int>(r.choices.size()) == request.n) return r;

@@ -102,7 +102,9 @@ TEST(LlmLocal, UsageLogprobsAndFinishReasonComeFromTheModel) {
     ASSERT_EQ(t.top.size(), 3u);
     EXPECT_GE(t.top[0].second + 1e-9, t.logprob) << "the most likely alternative is at least as likely";
   }
-  if (a.usage.completion_tokens == 5) EXPECT_EQ(a.choices[0].finish_reason, "length");
+  if (a.usage.completion_tokens == 5) {
+    EXPECT_EQ(a.choices[0].finish_reason, "length");
+  }
   EXPECT_GE(a.server_s, 0.0) << "the server reports its own time (Server-Timing)";
 }
 

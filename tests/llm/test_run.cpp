@@ -185,9 +185,10 @@ TEST(LlmRun, TheSectionIsValidated) {
       << error("llm:\n  endpoints:\n    - {name: a, model: m}\n");
   EXPECT_NE(error("llm:\n  endpoints:\n    - {name: a, base_url: ftp://x, model: m}\n").find("http://"),
             std::string::npos);
-  EXPECT_NE(error("llm:\n  endpoints:\n    - {name: a, base_url: http://x, model: m, max_concurrency: 0}\n")
-                .find("line 3"),
-            std::string::npos);
+  // The config file has three lines before `llm:`; the endpoint is on line 6.
+  const std::string range = error("llm:\n  endpoints:\n    - {name: a, base_url: http://x, model: m, max_concurrency: 0}\n");
+  EXPECT_NE(range.find("line 6"), std::string::npos) << range;
+  EXPECT_NE(range.find("llm.endpoints.0.max_concurrency"), std::string::npos) << range;
   EXPECT_NE(error("llm:\n  endpoints:\n    - {name: a, base_url: http://x, model: m, api_key_env: sk-123}\n")
                 .find("environment variable"),
             std::string::npos);
