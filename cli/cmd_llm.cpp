@@ -14,7 +14,7 @@ namespace nexp::cli {
 namespace {
 
 // The endpoint: by name from a config's llm: section, or a base URL given directly.
-llm::Endpoint find_endpoint(App& app, const std::string& name, const std::string& config, const std::string& model) {
+llm::Endpoint find_endpoint(const std::string& name, const std::string& config, const std::string& model) {
   if (name.rfind("http://", 0) == 0 || name.rfind("https://", 0) == 0) {
     llm::Endpoint e;
     e.name = name, e.base_url = name, e.model = model;
@@ -24,11 +24,13 @@ llm::Endpoint find_endpoint(App& app, const std::string& name, const std::string
     throw ConfigError(fmt::format("`nexp llm ping {}`: name the config whose llm: section defines '{}' with -c FILE, "
                                   "or give a base URL (http://host:port/v1)",
                                   name, name));
-  const Experiment ex = load_experiment(config, {}, app.registry());
-  const llm::Endpoint* e = ex.llm.find(name);
+  // Only the llm: section is read (no plugin is loaded, no ${...} is resolved): a config whose
+  // method does not load can still have its endpoints checked.
+  const LlmConfig section = parse_llm_config(read_yaml_file(config)["llm"], config);
+  const llm::Endpoint* e = section.find(name);
   if (!e) {
     std::vector<std::string> names;
-    for (const auto& x : ex.llm.endpoints) names.push_back(x.name);
+    for (const auto& x : section.endpoints) names.push_back(x.name);
     throw ConfigError(fmt::format("config '{}' names no llm endpoint '{}' (it names: {})", config, name,
                                   names.empty() ? "none" : fmt::format("{}", fmt::join(names, ", "))));
   }
@@ -37,8 +39,8 @@ llm::Endpoint find_endpoint(App& app, const std::string& name, const std::string
   return out;
 }
 
-int ping(App& app, const std::string& name, const std::string& config, const std::string& model) {
-  llm::Endpoint e = find_endpoint(app, name, config, model);
+int ping(const std::string& name, const std::string& config, const std::string& model) {
+  llm::Endpoint e = find_endpoint(name, config, model);
   e.max_retries = 0;  // report what happens, do not hide it behind retries
   llm::Client client(e);
   std::cout << fmt::format("endpoint  {} ({})\n", e.name, e.base_url);
@@ -66,7 +68,7 @@ int ping(App& app, const std::string& name, const std::string& config, const std
 
 }  // namespace
 
-void add_llm_commands(CLI::App& cli, App& app) {
+void add_llm_commands(CLI::App& cli, App&) {
   auto* llm = cli.add_subcommand("llm", "Language-model endpoints (the config's llm: section)");
   llm->require_subcommand(1);
   auto name = std::make_shared<std::string>();
@@ -76,7 +78,7 @@ void add_llm_commands(CLI::App& cli, App& app) {
   p->add_option("name", *name, "an endpoint named in the config's llm: section, or a base URL")->required();
   p->add_option("-c,--config", *config, "the experiment config that names the endpoint");
   p->add_option("--model", *model, "ask for this model (default: the endpoint's, or the first listed)");
-  p->callback([&app, name, config, model] { ping(app, *name, *config, *model); });
+  p->callback([name, config, model] { ping(*name, *config, *model); });
 }
 
 }  // namespace nexp::cli
