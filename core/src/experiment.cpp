@@ -21,7 +21,7 @@ namespace fs = std::filesystem;
 namespace {
 
 const std::vector<std::string> kTopLevelKeys = {"experiment", "method", "params", "dataset", "device", "seed",
-                                                "metrics", "objective", "sweep", "slurm", "threads", "runs_dir"};
+                                                "metrics", "objective", "sweep", "slurm", "llm", "threads", "runs_dir"};
 
 // Where a value came from, for messages: "config 'x.yaml', line 4" or "override 'params.lr=abc'".
 class Origins {
@@ -724,6 +724,7 @@ Experiment resolve_experiment(YAML::Node root, const fs::path& source, const std
 
   if (root["sweep"].IsDefined() && !root["sweep"].IsNull()) e.sweep = YAML::Clone(root["sweep"]);
   if (root["slurm"].IsDefined() && !root["slurm"].IsNull()) e.slurm = YAML::Clone(root["slurm"]);
+  e.llm = parse_llm_config(root["llm"], source);
   return e;
 }
 
@@ -773,6 +774,7 @@ YAML::Node Experiment::to_yaml() const {
   out["runs_dir"] = runs_dir;
   if (sweep.IsDefined() && !sweep.IsNull()) out["sweep"] = sweep;
   if (slurm.IsDefined() && !slurm.IsNull()) out["slurm"] = slurm;
+  if (llm.present) out["llm"] = llm.to_yaml();
   return out;
 }
 

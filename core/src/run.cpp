@@ -197,6 +197,11 @@ class RunContextImpl final : public RunContext {
                                                   const at::Tensor& labels) override;
   Progress progress(std::int64_t total, const std::string& label) override { return make_progress(total, label); }
   fs::path artifacts_dir() const override { return folder_ / "artifacts"; }
+  llm::Client& llm(const std::string& endpoint) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!llm_) llm_ = std::make_unique<LlmSession>(experiment_.llm, artifacts_dir(), log_.get());
+    return llm_->client(endpoint);
+  }
 
   void save_checkpoint(const std::function<void(const fs::path&)>& write) override;
   std::optional<fs::path> checkpoint() const override { return checkpoint_; }
@@ -229,6 +234,7 @@ class RunContextImpl final : public RunContext {
   std::chrono::steady_clock::time_point start_;
   std::FILE* metrics_file_ = nullptr;
   std::map<std::string, double> summary_;
+  std::unique_ptr<LlmSession> llm_;
   std::mutex mutex_;
 };
 
@@ -481,6 +487,8 @@ RunResult execute(const Experiment& e, const RunOptions& options, Registry& regi
     result.error = error_text(ex);
   }
   g_prepared = 0;
+  if (!e.llm.endpoints.empty())  // counted from the call log, so a resumed run counts every paid call
+    for (const auto& [k, v] : LlmSession::summary(folder / "artifacts" / "llm_calls.jsonl")) ctx.summary(k, v);
 
   result.summary = ctx.summaries();
   result.seconds = ctx.elapsed();

@@ -32,6 +32,7 @@ struct NoContext final : RunContext {
   std::map<std::string, double> score_predictions(std::int64_t, const std::string&, const at::Tensor&, const at::Tensor&) override { return {}; }
   Progress progress(std::int64_t, const std::string&) override { throw Error("no progress"); }
   std::filesystem::path artifacts_dir() const override { return "/nonexistent"; }
+  llm::Client& llm(const std::string&) override { throw Error("no language model"); }
   void save_checkpoint(const std::function<void(const std::filesystem::path&)>&) override {}
   std::optional<std::filesystem::path> checkpoint() const override { return std::nullopt; }
   void restore_rng_state() override {}

@@ -22,6 +22,10 @@
 #include "nexp/error.hpp"
 #include "nexp/export.hpp"
 
+namespace nexp::llm {
+class Client;
+}
+
 namespace at {
 class Tensor;
 }
@@ -85,6 +89,11 @@ class NEXP_API RunContext {
                                                           const at::Tensor& probs,
                                                           const at::Tensor& labels) = 0;
   virtual Progress progress(std::int64_t total, const std::string& label) = 0;
+
+  // ---- Language models (nexp/llm.hpp): the client of an endpoint the config's `llm:` section names
+  // (ConfigError otherwise). Its calls are logged to artifacts/llm_calls.jsonl and counted in the
+  // summary (llm_calls, llm_tokens, llm_cost).
+  virtual llm::Client& llm(const std::string& endpoint) = 0;
 
   // ---- Files: a method writes only below the run folder.
   virtual std::filesystem::path artifacts_dir() const = 0;

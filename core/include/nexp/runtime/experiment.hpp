@@ -3,7 +3,7 @@
 // registry's schemas, and resolved to typed values before anything runs.
 //
 // Top-level keys: experiment, method, params, dataset, device, seed, metrics, objective, sweep,
-// slurm, threads, runs_dir. See docs in README.md ("Config").
+// slurm, llm, threads, runs_dir. See docs in README.md ("Config").
 #include <yaml-cpp/yaml.h>
 
 #include <cstdint>
@@ -14,6 +14,7 @@
 
 #include "nexp/config.hpp"
 #include "nexp/metric.hpp"
+#include "nexp/runtime/llm_config.hpp"
 #include "nexp/runtime/registry.hpp"
 
 namespace nexp {
@@ -49,6 +50,7 @@ struct NEXP_API Experiment {
   std::string runs_dir = "runs";
   YAML::Node sweep;  // the raw `sweep:` block (null when absent); expanded by the sweep module
   YAML::Node slurm;  // the raw `slurm:` block
+  LlmConfig llm;     // the `llm:` section: language-model endpoints (none by default)
   std::filesystem::path source;  // the config file
 
   // The resolved config, every default filled in, keys in a fixed order (what config.yaml holds).
