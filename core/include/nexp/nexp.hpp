@@ -10,3 +10,4 @@
 #include "nexp/random.hpp"
 #include "nexp/run_context.hpp"
 #include "nexp/stats.hpp"
+#include "nexp/table.hpp"
