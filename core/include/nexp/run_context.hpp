@@ -13,6 +13,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <string_view>
 #include <typeinfo>
 #include <vector>
 
@@ -21,6 +22,7 @@
 #include "nexp/device.hpp"
 #include "nexp/error.hpp"
 #include "nexp/export.hpp"
+#include "nexp/random.hpp"
 
 namespace at {
 class Tensor;
@@ -71,6 +73,13 @@ class NEXP_API RunContext {
   // ---- Randomness: before run(), core seeds torch's default generator and rng() from seed().
   virtual std::uint64_t seed() const = 0;
   virtual std::mt19937_64& rng() = 0;
+  // An independent stream for one purpose of the run, e.g. stream("bootstrap"), stream("replica", r):
+  // a function of (seed(), purpose, index) alone, so it draws the same numbers however the work is
+  // ordered, threaded or resumed, and different purposes or indices draw unrelated numbers. The purpose
+  // is hashed with FNV-1a; the key words are mixed as in Random::stream. Independent of rng().
+  Random stream(std::string_view purpose, std::uint64_t index = 0) const {
+    return Random::stream(seed(), purpose, index);
+  }
 
   // ---- Reporting
   virtual spdlog::logger& log() = 0;
