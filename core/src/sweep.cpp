@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
-#include <random>
 #include <set>
 #include <sstream>
 
@@ -16,6 +15,7 @@
 
 #include "nexp/runtime/logging.hpp"
 #include "nexp/runtime/tracking.hpp"
+#include "nexp/random.hpp"
 #include "nexp/runtime/util.hpp"
 
 namespace nexp {
@@ -299,8 +299,9 @@ SweepPlan plan_sweep(const fs::path& config, const std::vector<Override>& overri
     points = std::move(next);
   }
   if (any_sampled) {
-    std::mt19937_64 rng(plan.sampling_seed);
-    std::uniform_real_distribution<double> u(0.0, 1.0);
+    // nexp::Random, not <random>'s distributions, whose output differs between standard libraries:
+    // a sweep expands to the same trials everywhere.
+    Random rng(plan.sampling_seed);
     std::vector<std::vector<std::pair<std::string, std::string>>> next;
     for (const auto& p : points)
       for (int s = 0; s < plan.samples; ++s) {
@@ -309,8 +310,8 @@ SweepPlan plan_sweep(const fs::path& config, const std::vector<Override>& overri
           if (!a.sampled()) continue;
           double lo = a.lo, hi = a.hi;
           if (a.integer) hi += 1;  // int(uniform(1,8)) draws 1..8
-          double v = a.kind == SweepAxis::Kind::Uniform ? lo + (hi - lo) * u(rng)
-                                                        : std::exp(std::log(lo) + (std::log(hi) - std::log(lo)) * u(rng));
+          double v = a.kind == SweepAxis::Kind::Uniform ? rng.uniform(lo, hi)
+                                                        : std::exp(rng.uniform(std::log(lo), std::log(hi)));
           if (a.integer) v = std::min(std::floor(v), a.hi);
           q.emplace_back(a.key, format_value(v, a.integer));
         }
