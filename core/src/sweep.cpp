@@ -17,6 +17,7 @@
 #include "nexp/runtime/tracking.hpp"
 #include "nexp/random.hpp"
 #include "nexp/runtime/util.hpp"
+#include "nexp/table.hpp"
 
 namespace nexp {
 
@@ -630,24 +631,27 @@ void write_sweep_results(const SweepPlan& plan, std::ostream& out) {
   std::set<std::string> metric_names;
   for (const auto& r : rows)
     for (const auto& [k, _] : r.status.summary) metric_names.insert(k);
-  std::ostringstream csv;
-  csv << "trial,status";
-  for (const auto& a : plan.axes) csv << "," << csv_cell(a.key);
-  csv << ",objective";
-  for (const auto& m : metric_names) csv << "," << csv_cell(m);
-  csv << ",seconds,folder,error\n";
+  // Values in full (shortest round-trip text): the table is for analysis; the terminal shows 6 digits.
+  std::vector<CsvColumn> columns{CsvColumn::integer("trial"), CsvColumn::text("status")};
+  for (const auto& a : plan.axes) columns.push_back(CsvColumn::text(a.key));
+  columns.push_back(CsvColumn::real("objective"));
+  for (const auto& m : metric_names) columns.push_back(CsvColumn::real(m));
+  columns.insert(columns.end(), {CsvColumn::real("seconds").fixed(3), CsvColumn::text("folder"), CsvColumn::text("error")});
+  std::ostringstream text;
+  CsvWriter csv(text, columns);
   std::vector<const Row*> by_index;
   for (const auto& r : rows) by_index.push_back(&r);
   std::sort(by_index.begin(), by_index.end(), [](const Row* a, const Row* b) { return a->trial->index < b->trial->index; });
   for (const Row* r : by_index) {
-    csv << r->trial->index << "," << trial_state_name(r->status.state);
-    for (const auto& a : plan.axes) csv << "," << csv_cell(r->trial->value(a.key));
-    csv << "," << num(r->objective);
-    for (const auto& m : metric_names) csv << "," << (r->status.summary.count(m) ? num(r->status.summary.at(m)) : "");
-    csv << "," << fmt::format("{:.3f}", r->status.seconds) << "," << csv_cell(r->trial->folder.filename().string()) << ","
-        << csv_cell(r->status.error) << "\n";
+    std::vector<CsvCell> cells{std::int64_t{r->trial->index}, std::string(trial_state_name(r->status.state))};
+    for (const auto& a : plan.axes) cells.emplace_back(r->trial->value(a.key));
+    cells.emplace_back(r->objective);
+    for (const auto& m : metric_names)
+      cells.push_back(r->status.summary.count(m) ? CsvCell{r->status.summary.at(m)} : CsvCell{});
+    cells.insert(cells.end(), {r->status.seconds, r->trial->folder.filename().string(), r->status.error});
+    csv.row(cells);
   }
-  write_file_atomic(plan.folder / "trials.csv", csv.str());
+  write_file_atomic(plan.folder / "trials.csv", text.str());
 
   print_rows(plan, rows, out, plan.objective ? 3 : 4);
   if (plan.objective && !rows.empty() && rows.front().status.state == TrialState::Completed &&
