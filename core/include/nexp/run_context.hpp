@@ -23,6 +23,7 @@
 #include "nexp/error.hpp"
 #include "nexp/export.hpp"
 #include "nexp/random.hpp"
+#include "nexp/stats.hpp"
 
 namespace at {
 class Tensor;
@@ -88,6 +89,12 @@ class NEXP_API RunContext {
   virtual void log_metrics(std::int64_t step, const std::map<std::string, double>& values) = 0;
   // A final value (the last call for a name wins); goes to status.json and the index.
   virtual void summary(const std::string& name, double value) = 0;
+  // An estimate with its interval as three summaries: <name>, <name>_ci_low and <name>_ci_high.
+  void summary_interval(const std::string& name, const stats::Interval& interval) {
+    summary(name, interval.estimate);
+    summary(name + "_ci_low", interval.low);
+    summary(name + "_ci_high", interval.high);
+  }
   // Computes the prediction metrics of core (accuracy, nll, ece, brier) that the config selects
   // from probs [N, C] and labels [N], logs them at `step` as "<prefix>_<metric>" and returns them.
   virtual std::map<std::string, double> score_predictions(std::int64_t step, const std::string& prefix,
