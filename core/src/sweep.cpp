@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
-#include <random>
 #include <set>
 #include <sstream>
 
@@ -16,7 +15,9 @@
 
 #include "nexp/runtime/logging.hpp"
 #include "nexp/runtime/tracking.hpp"
+#include "nexp/random.hpp"
 #include "nexp/runtime/util.hpp"
+#include "nexp/table.hpp"
 
 namespace nexp {
 
@@ -299,8 +300,9 @@ SweepPlan plan_sweep(const fs::path& config, const std::vector<Override>& overri
     points = std::move(next);
   }
   if (any_sampled) {
-    std::mt19937_64 rng(plan.sampling_seed);
-    std::uniform_real_distribution<double> u(0.0, 1.0);
+    // nexp::Random, not <random>'s distributions, whose output differs between standard libraries:
+    // a sweep expands to the same trials everywhere.
+    Random rng(plan.sampling_seed);
     std::vector<std::vector<std::pair<std::string, std::string>>> next;
     for (const auto& p : points)
       for (int s = 0; s < plan.samples; ++s) {
@@ -309,8 +311,8 @@ SweepPlan plan_sweep(const fs::path& config, const std::vector<Override>& overri
           if (!a.sampled()) continue;
           double lo = a.lo, hi = a.hi;
           if (a.integer) hi += 1;  // int(uniform(1,8)) draws 1..8
-          double v = a.kind == SweepAxis::Kind::Uniform ? lo + (hi - lo) * u(rng)
-                                                        : std::exp(std::log(lo) + (std::log(hi) - std::log(lo)) * u(rng));
+          double v = a.kind == SweepAxis::Kind::Uniform ? rng.uniform(lo, hi)
+                                                        : std::exp(rng.uniform(std::log(lo), std::log(hi)));
           if (a.integer) v = std::min(std::floor(v), a.hi);
           q.emplace_back(a.key, format_value(v, a.integer));
         }
@@ -629,24 +631,27 @@ void write_sweep_results(const SweepPlan& plan, std::ostream& out) {
   std::set<std::string> metric_names;
   for (const auto& r : rows)
     for (const auto& [k, _] : r.status.summary) metric_names.insert(k);
-  std::ostringstream csv;
-  csv << "trial,status";
-  for (const auto& a : plan.axes) csv << "," << csv_cell(a.key);
-  csv << ",objective";
-  for (const auto& m : metric_names) csv << "," << csv_cell(m);
-  csv << ",seconds,folder,error\n";
+  // Values in full (shortest round-trip text): the table is for analysis; the terminal shows 6 digits.
+  std::vector<CsvColumn> columns{CsvColumn::integer("trial"), CsvColumn::text("status")};
+  for (const auto& a : plan.axes) columns.push_back(CsvColumn::text(a.key));
+  columns.push_back(CsvColumn::real("objective"));
+  for (const auto& m : metric_names) columns.push_back(CsvColumn::real(m));
+  columns.insert(columns.end(), {CsvColumn::real("seconds").fixed(3), CsvColumn::text("folder"), CsvColumn::text("error")});
+  std::ostringstream text;
+  CsvWriter csv(text, columns);
   std::vector<const Row*> by_index;
   for (const auto& r : rows) by_index.push_back(&r);
   std::sort(by_index.begin(), by_index.end(), [](const Row* a, const Row* b) { return a->trial->index < b->trial->index; });
   for (const Row* r : by_index) {
-    csv << r->trial->index << "," << trial_state_name(r->status.state);
-    for (const auto& a : plan.axes) csv << "," << csv_cell(r->trial->value(a.key));
-    csv << "," << num(r->objective);
-    for (const auto& m : metric_names) csv << "," << (r->status.summary.count(m) ? num(r->status.summary.at(m)) : "");
-    csv << "," << fmt::format("{:.3f}", r->status.seconds) << "," << csv_cell(r->trial->folder.filename().string()) << ","
-        << csv_cell(r->status.error) << "\n";
+    std::vector<CsvCell> cells{std::int64_t{r->trial->index}, std::string(trial_state_name(r->status.state))};
+    for (const auto& a : plan.axes) cells.emplace_back(r->trial->value(a.key));
+    cells.emplace_back(r->objective);
+    for (const auto& m : metric_names)
+      cells.push_back(r->status.summary.count(m) ? CsvCell{r->status.summary.at(m)} : CsvCell{});
+    cells.insert(cells.end(), {r->status.seconds, r->trial->folder.filename().string(), r->status.error});
+    csv.row(cells);
   }
-  write_file_atomic(plan.folder / "trials.csv", csv.str());
+  write_file_atomic(plan.folder / "trials.csv", text.str());
 
   print_rows(plan, rows, out, plan.objective ? 3 : 4);
   if (plan.objective && !rows.empty() && rows.front().status.state == TrialState::Completed &&

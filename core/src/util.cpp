@@ -23,6 +23,7 @@
 #include <sstream>
 
 #include "nexp/error.hpp"
+#include "nexp/table.hpp"
 
 namespace nexp {
 
@@ -135,12 +136,7 @@ std::string shell_quote(const std::string& s) {
   return out + "'";
 }
 
-std::string csv_cell(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
+std::string csv_cell(const std::string& s) { return csv_field(s); }
 
 std::string format_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows) {
   std::vector<size_t> width(header.size());

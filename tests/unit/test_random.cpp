@@ -25,6 +25,35 @@ TEST(Random, StreamsAreDeterministicAndDistinct) {
   EXPECT_NE(x, d()) << "the order of the key words matters";
 }
 
+TEST(Random, NamedStreamsArePinnedAndIndependent) {
+  // 64-bit FNV-1a, the published test vectors.
+  EXPECT_EQ(nexp::fnv1a64(""), 0xCBF29CE484222325ull);
+  EXPECT_EQ(nexp::fnv1a64("a"), 0xAF63DC4C8601EC8Cull);
+  EXPECT_EQ(nexp::fnv1a64("foobar"), 0x85944171F73967E8ull);
+  // RunContext::stream(purpose, index) is Random::stream(seed(), purpose, index). Its first outputs
+  // are part of every run's results: they must not change from one platform or release to the next.
+  Random s = Random::stream(42, "bootstrap");
+  EXPECT_EQ(s(), 2396957817143322080ull);
+  EXPECT_EQ(s(), 3451891806449661325ull);
+  EXPECT_EQ(s(), 15893759278774978350ull);
+  Random r = Random::stream(42, "replica", 3);
+  EXPECT_EQ(r(), 17937053892147125453ull);
+  EXPECT_EQ(r(), 1174788652529353282ull);
+  // The same key repeats; another purpose, index or seed draws something else.
+  const auto first = [](Random g) { return g(); };
+  EXPECT_EQ(first(Random::stream(42, "replica", 3)), 17937053892147125453ull);
+  EXPECT_EQ(first(Random::stream(42, "bootstrap", 0)), 2396957817143322080ull) << "index 0 is the default";
+  for (auto other : {Random::stream(42, "replica", 4), Random::stream(42, "replicas", 3), Random::stream(43, "replica", 3),
+                     Random::stream(42, "", 3), Random::stream({42, nexp::fnv1a64("replica")})})
+    EXPECT_NE(first(other), 17937053892147125453ull);
+  // Streams of neighbouring indices are uncorrelated: the correlation of their uniforms is ~0.
+  const int n = 20000;
+  double sxy = 0;
+  Random a = Random::stream(7, "x", 0), b = Random::stream(7, "x", 1);
+  for (int i = 0; i < n; ++i) sxy += (a.uniform() - 0.5) * (b.uniform() - 0.5);
+  EXPECT_LT(std::fabs(sxy / n * 12), 4.0 / std::sqrt(double(n)));  // 4 standard errors
+}
+
 TEST(Random, UniformBelowAndNormalHaveTheirMoments) {
   Random r(42);
   const int n = 400000;

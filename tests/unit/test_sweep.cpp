@@ -4,6 +4,7 @@
 #include <cmath>
 #include <set>
 
+#include "nexp/random.hpp"
 #include "nexp/runtime/sweep.hpp"
 #include "support.hpp"
 
@@ -75,4 +76,27 @@ TEST(SweepPlan, SampledAxesNeedSamples) {
   auto cfg = dir.write("s.yaml", "method: scaffold_check.fit\ndataset: scaffold_check.linear\n");
   EXPECT_THROW(plan_sweep(cfg, {}, {"params.lr=uniform(0.01, 0.1)"}, registry_with_scaffold()), ConfigError);
   EXPECT_EQ(plan_sweep(cfg, {}, {"params.lr=uniform(0.01, 0.1)"}, registry_with_scaffold(), 3).trials.size(), 3u);
+}
+
+TEST(SweepPlan, SampledTrialsAreTheSameOnEveryPlatform) {
+  // Drawn with nexp::Random (xoshiro256**, 53-bit uniforms), never <random>'s distributions, whose
+  // output differs between standard libraries: these values hold wherever nexp is built.
+  TempDir dir;
+  auto cfg = dir.write("s.yaml", "method: scaffold_check.fit\ndataset: scaffold_check.linear\nsweep:\n  params:\n"
+                                 "    params.lr: loguniform(1e-4, 1e-1)\n    params.steps: int(uniform(1, 8))\n"
+                                 "    dataset.noise: uniform(0, 0.5)\n  samples: 3\n  seed: 7\n");
+  const SweepPlan plan = plan_sweep(cfg, {}, {}, registry_with_scaffold());
+  ASSERT_EQ(plan.trials.size(), 3u);
+  std::vector<std::string> drawn;
+  for (const auto& t : plan.trials)
+    for (const auto& [k, v] : t.assignment) drawn.push_back(k + "=" + v);
+  EXPECT_EQ(drawn, (std::vector<std::string>{"params.lr=0.0126395", "params.steps=3", "dataset.noise=0.419814",
+                                             "params.lr=0.0877593", "params.steps=8", "dataset.noise=0.436387",
+                                             "params.lr=0.000152144", "params.steps=1", "dataset.noise=0.201853"}));
+  // By hand: one uniform per sampled axis and trial, in order, from Random(sweep seed); loguniform
+  // on the log scale; int(uniform(1, 8)) is floor of uniform(1, 9).
+  Random rng(7);
+  EXPECT_NEAR(std::exp(rng.uniform(std::log(1e-4), std::log(1e-1))), 0.0126395, 1e-7);
+  EXPECT_EQ(std::floor(rng.uniform(1, 9)), 3);
+  EXPECT_NEAR(rng.uniform(0, 0.5), 0.419814, 1e-6);
 }

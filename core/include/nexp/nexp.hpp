@@ -9,3 +9,5 @@
 #include "nexp/plugin.hpp"
 #include "nexp/random.hpp"
 #include "nexp/run_context.hpp"
+#include "nexp/stats.hpp"
+#include "nexp/table.hpp"

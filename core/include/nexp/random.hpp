@@ -5,10 +5,12 @@
 //
 // Independent streams: Random::stream({seed, replica, purpose}) mixes several words into one state, so
 // that replica r of seed s draws the same numbers however the replicas are scheduled.
+// Random::stream(seed, "purpose", index) names the purpose (RunContext::stream uses it).
 #include <cmath>
 #include <cstdint>
 #include <initializer_list>
 #include <limits>
+#include <string_view>
 
 namespace nexp {
 
@@ -18,6 +20,13 @@ inline std::uint64_t mix64(std::uint64_t x) {
   x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
   x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
   return x ^ (x >> 31);
+}
+
+// 64-bit FNV-1a: a hash of a name that is the same on every platform (std::hash is not).
+inline std::uint64_t fnv1a64(std::string_view text) {
+  std::uint64_t h = 0xCBF29CE484222325ull;
+  for (unsigned char c : text) h = (h ^ c) * 0x100000001B3ull;
+  return h;
 }
 
 class Random {
@@ -32,6 +41,10 @@ class Random {
     std::uint64_t k = 0x5DEECE66Dull, salt = 0;
     for (std::uint64_t w : key) k = mix64(k ^ (w * (0xD1B54A32D192ED03ull + 2 * salt++)));
     return Random(k);
+  }
+  // The stream of one named purpose: stream({seed, fnv1a64(purpose), index}).
+  static Random stream(std::uint64_t seed, std::string_view purpose, std::uint64_t index = 0) {
+    return stream({seed, fnv1a64(purpose), index});
   }
   // The raw state, for known-answer tests and for checkpoints.
   static Random from_state(std::uint64_t a, std::uint64_t b, std::uint64_t c, std::uint64_t d) {

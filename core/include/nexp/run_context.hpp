@@ -13,6 +13,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <string_view>
 #include <typeinfo>
 #include <vector>
 
@@ -21,6 +22,8 @@
 #include "nexp/device.hpp"
 #include "nexp/error.hpp"
 #include "nexp/export.hpp"
+#include "nexp/random.hpp"
+#include "nexp/stats.hpp"
 
 namespace nexp::llm {
 class Client;
@@ -75,6 +78,13 @@ class NEXP_API RunContext {
   // ---- Randomness: before run(), core seeds torch's default generator and rng() from seed().
   virtual std::uint64_t seed() const = 0;
   virtual std::mt19937_64& rng() = 0;
+  // An independent stream for one purpose of the run, e.g. stream("bootstrap"), stream("replica", r):
+  // a function of (seed(), purpose, index) alone, so it draws the same numbers however the work is
+  // ordered, threaded or resumed, and different purposes or indices draw unrelated numbers. The purpose
+  // is hashed with FNV-1a; the key words are mixed as in Random::stream. Independent of rng().
+  Random stream(std::string_view purpose, std::uint64_t index = 0) const {
+    return Random::stream(seed(), purpose, index);
+  }
 
   // ---- Reporting
   virtual spdlog::logger& log() = 0;
@@ -83,6 +93,12 @@ class NEXP_API RunContext {
   virtual void log_metrics(std::int64_t step, const std::map<std::string, double>& values) = 0;
   // A final value (the last call for a name wins); goes to status.json and the index.
   virtual void summary(const std::string& name, double value) = 0;
+  // An estimate with its interval as three summaries: <name>, <name>_ci_low and <name>_ci_high.
+  void summary_interval(const std::string& name, const stats::Interval& interval) {
+    summary(name, interval.estimate);
+    summary(name + "_ci_low", interval.low);
+    summary(name + "_ci_high", interval.high);
+  }
   // Computes the prediction metrics of core (accuracy, nll, ece, brier) that the config selects
   // from probs [N, C] and labels [N], logs them at `step` as "<prefix>_<metric>" and returns them.
   virtual std::map<std::string, double> score_predictions(std::int64_t step, const std::string& prefix,

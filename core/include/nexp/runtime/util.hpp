@@ -27,7 +27,7 @@ NEXP_API std::filesystem::path executable_dir();
 NEXP_API std::string run_capture(const std::string& command, int* exit_code = nullptr);
 // A word for /bin/sh: 'it''s' quoting.
 NEXP_API std::string shell_quote(const std::string& s);
-// A CSV field, quoted when it holds a comma, a quote or a newline.
+// A CSV field, quoted when it must be: csv_field() of nexp/table.hpp.
 NEXP_API std::string csv_cell(const std::string& s);
 // An aligned text table: header, a rule, the rows (trailing spaces trimmed).
 NEXP_API std::string format_table(const std::vector<std::string>& header,
