@@ -55,11 +55,11 @@ TEST(Params, ChecksRangesAndChoices) {
 
 TEST(Params, GettersConvertAndRefuseWrongTypes) {
   Params p({{"n", Value(std::int64_t{3})}, {"xs", Value(std::vector<std::int64_t>{1, 2})}});
-  EXPECT_EQ(p.get_int("n"), 3);
-  EXPECT_DOUBLE_EQ(p.get_float("n"), 3.0);
-  EXPECT_EQ(p.get_floats("xs"), (std::vector<double>{1.0, 2.0}));
+  EXPECT_EQ(p.get_integer("n"), 3);
+  EXPECT_DOUBLE_EQ(p.get_real("n"), 3.0);
+  EXPECT_EQ(p.get_reals("xs"), (std::vector<double>{1.0, 2.0}));
   EXPECT_THROW(p.get_string("n"), Error);
-  EXPECT_THROW(p.get_int("missing"), Error);
+  EXPECT_THROW(p.get_integer("missing"), Error);
 }
 
 TEST(Overrides, ParseAllThreeKinds) {
@@ -78,11 +78,11 @@ TEST(Overrides, ParseAllThreeKinds) {
 TEST(Config, FillsDefaultsAndAppliesOverrides) {
   Experiment e = load(kBase, {"params.steps=7", "dataset.d=3", "~params.lr", "seed=11"});
   EXPECT_EQ(e.method, "scaffold_check.fit");
-  EXPECT_EQ(e.params.get_int("steps"), 7);
-  EXPECT_DOUBLE_EQ(e.params.get_float("lr"), 0.1) << "deleted key falls back to the default";
-  EXPECT_EQ(e.params.get_int("checkpoint_every"), 20) << "default filled in";
+  EXPECT_EQ(e.params.get_integer("steps"), 7);
+  EXPECT_DOUBLE_EQ(e.params.get_real("lr"), 0.1) << "deleted key falls back to the default";
+  EXPECT_EQ(e.params.get_integer("checkpoint_every"), 20) << "default filled in";
   EXPECT_EQ(e.dataset, "scaffold_check.linear");
-  EXPECT_EQ(e.dataset_params.get_int("d"), 3);
+  EXPECT_EQ(e.dataset_params.get_integer("d"), 3);
   EXPECT_EQ(e.seed, 11u);
   EXPECT_EQ(e.experiment, "exp") << "defaults to the file's stem";
   EXPECT_EQ(e.metrics, (std::vector<std::string>{"mse", "weight_error"}));
@@ -91,7 +91,7 @@ TEST(Config, FillsDefaultsAndAppliesOverrides) {
 TEST(Config, AddRefusesAnExistingKeyAndDeleteAMissingOne) {
   EXPECT_HAS(error_of(kBase, {"+params.steps=3"}), "'params.steps' is already in the config");
   EXPECT_HAS(error_of(kBase, {"~params.checkpoint_every"}), "cannot delete 'params.checkpoint_every'");
-  EXPECT_EQ(load(kBase, {"+params.checkpoint_every=5"}).params.get_int("checkpoint_every"), 5);
+  EXPECT_EQ(load(kBase, {"+params.checkpoint_every=5"}).params.get_integer("checkpoint_every"), 5);
 }
 
 TEST(Config, InterpolatesKeysAndEnvironment) {
@@ -100,7 +100,7 @@ TEST(Config, InterpolatesKeysAndEnvironment) {
   EXPECT_EQ(e.experiment, "run_50_9");
   EXPECT_EQ(e.threads, 2);
   Experiment typed = load(std::string(kBase) + "runs_dir: /tmp/x\n", {"params.checkpoint_every=${params.steps}"});
-  EXPECT_EQ(typed.params.get_int("checkpoint_every"), 50) << "a whole-value reference keeps the type";
+  EXPECT_EQ(typed.params.get_integer("checkpoint_every"), 50) << "a whole-value reference keeps the type";
 }
 
 TEST(Config, UnresolvableInterpolationNamesTheKeyAndLine) {
