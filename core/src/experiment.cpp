@@ -52,7 +52,7 @@ void check_duplicate_keys(const YAML::Node& node, const std::string& path, const
   }
 }
 
-void check_top_level(const YAML::Node& root, const Origins& origins, Problems& problems) {
+void check_top_level(YAML::Node root, const Origins& origins, Problems& problems) {
   for (auto it = root.begin(); it != root.end(); ++it) {
     const std::string key = it->first.as<std::string>();
     if (std::find(top_level_keys().begin(), top_level_keys().end(), key) == top_level_keys().end())
@@ -62,7 +62,7 @@ void check_top_level(const YAML::Node& root, const Origins& origins, Problems& p
 }
 
 // experiment, seed, threads, runs_dir.
-void resolve_scalars(const YAML::Node& root, const Origins& origins, Experiment& e, Problems& problems) {
+void resolve_scalars(YAML::Node root, const Origins& origins, Experiment& e, Problems& problems) {
   YAML::Node scalars(YAML::NodeType::Map);
   for (const char* k : {"experiment", "seed", "threads", "runs_dir"})
     if (root[k].IsDefined()) scalars[k] = root[k];
@@ -90,7 +90,7 @@ std::string why_method_missing(const std::string& method, const Registry& regist
   return "";
 }
 
-const MethodSpec* resolve_method(const YAML::Node& root, const Origins& origins, const Registry& registry,
+const MethodSpec* resolve_method(YAML::Node root, const Origins& origins, const Registry& registry,
                                  Experiment& e, Problems& problems) {
   const YAML::Node m = root["method"];
   if (!m.IsDefined() || m.IsNull()) {
@@ -142,7 +142,7 @@ bool accepts_dataset(const MethodSpec& spec, const std::string& dataset) {
   });
 }
 
-void resolve_dataset(const YAML::Node& root, const Origins& origins, const Registry& registry, const MethodSpec* spec,
+void resolve_dataset(YAML::Node root, const Origins& origins, const Registry& registry, const MethodSpec* spec,
                      Experiment& e, Problems& problems) {
   const YAML::Node d = root["dataset"];
   if (!d.IsDefined() || d.IsNull()) {
@@ -168,7 +168,7 @@ void resolve_dataset(const YAML::Node& root, const Origins& origins, const Regis
   e.dataset_params = params_from_node(params, ds->schema, "dataset", ds->name, origins, problems);
 }
 
-void resolve_device(const YAML::Node& root, const Origins& origins, const Registry& registry, Experiment& e,
+void resolve_device(YAML::Node root, const Origins& origins, const Registry& registry, Experiment& e,
                     Problems& problems) {
   const YAML::Node d = root["device"];
   if (!d.IsDefined() || d.IsNull()) return;
@@ -225,7 +225,7 @@ struct Producible {
   }
 };
 
-void resolve_metrics(const YAML::Node& root, const Origins& origins, const Producible& can, Experiment& e,
+void resolve_metrics(YAML::Node root, const Origins& origins, const Producible& can, Experiment& e,
                      Problems& problems) {
   const YAML::Node m = root["metrics"];
   if (!m.IsDefined() || m.IsNull()) {
@@ -247,7 +247,7 @@ void resolve_metrics(const YAML::Node& root, const Origins& origins, const Produ
 }
 
 // `objective: {metric, mode}` or just the metric's name; the mode defaults to the metric's direction.
-void resolve_objective(const YAML::Node& root, const Origins& origins, const Producible& can, const Registry& registry,
+void resolve_objective(YAML::Node root, const Origins& origins, const Producible& can, const Registry& registry,
                        Experiment& e, Problems& problems) {
   const YAML::Node o = root["objective"];
   if (!o.IsDefined() || o.IsNull()) return;
@@ -288,8 +288,8 @@ void resolve_objective(const YAML::Node& root, const Origins& origins, const Pro
 
 // `sweep:` is checked here for its own keys and the grammar of its axes; the planner checks that every
 // axis value makes a valid config (sweep.hpp).
-void resolve_sweep(const YAML::Node& root, const Origins& origins, Experiment& e, Problems& problems) {
-  const YAML::Node s = root["sweep"];
+void resolve_sweep(YAML::Node root, const Origins& origins, Experiment& e, Problems& problems) {
+  YAML::Node s = root["sweep"];
   if (!s.IsDefined() || s.IsNull()) return;
   if (!s.IsMap())
     return problems.add(fmt::format("{}: 'sweep' must be a map with params: (and samples:, seed:), found {}",
@@ -298,12 +298,12 @@ void resolve_sweep(const YAML::Node& root, const Origins& origins, Experiment& e
   for (auto it = s.begin(); it != s.end(); ++it)
     if (it->first.as<std::string>() != "params") rest[it->first] = it->second;
   params_from_node(rest, options_schema<SweepOptions>(), "sweep", "the sweep block", origins, problems);
-  const YAML::Node p = s["params"];
+  YAML::Node p = s["params"];
   if (p.IsDefined() && !p.IsNull() && !p.IsMap())
     problems.add(fmt::format("{}: 'sweep.params' must map config keys to value lists or expressions such as "
                              "range(0,3), found {}",
                              origins.at("sweep.params", p), describe_node(p)));
-  if (p.IsMap())
+  if (p.IsDefined() && p.IsMap())
     for (auto it = p.begin(); it != p.end(); ++it) {
       const std::string key = it->first.as<std::string>(), path = "sweep.params." + key;
       const std::string at = origins.at(path, it->second);
@@ -315,10 +315,10 @@ void resolve_sweep(const YAML::Node& root, const Origins& origins, Experiment& e
         problems.add(fmt::format("{}: sweep axis '{}' must be a list or an expression such as range(0,3), found {}", at,
                                  key, describe_node(it->second)));
     }
-  e.sweep = YAML::Clone(s);
+  e.sweep = s;  // not a clone: the planner reads the lines of its axes
 }
 
-void resolve_slurm(const YAML::Node& root, const Origins& origins, Experiment& e, Problems& problems) {
+void resolve_slurm(YAML::Node root, const Origins& origins, Experiment& e, Problems& problems) {
   const YAML::Node s = root["slurm"];
   if (!s.IsDefined() || s.IsNull()) return;
   const Schema schema = options_schema<SlurmOptions>();

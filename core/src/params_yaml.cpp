@@ -94,7 +94,7 @@ Params params_from_node(const YAML::Node& node, const Schema& schema, const std:
                              section, owner, describe_node(node)));
     return Params();
   }
-  if (node.IsMap()) {
+  if (node.IsDefined() && node.IsMap()) {
     for (auto it = node.begin(); it != node.end(); ++it) {
       const std::string key = it->first.as<std::string>();
       const std::string path = join_path(section, key);

@@ -1,53 +1,21 @@
-// The sweep grammar: axes such as a=1,2,3, range(...), choice(...), uniform(...), loguniform(...),
-// int(...) (nexp/runtime/sweep.hpp).
+// Sweep axes: a,b,c, choice(...), range(...), uniform(...), loguniform(...), interval(...), int(...)
+// (nexp/runtime/sweep.hpp), read with the override grammar (override_grammar.hpp).
 #include "nexp/runtime/sweep.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
-#include <optional>
+#include <map>
 
 #include "nexp/error.hpp"
+#include "override_grammar.hpp"
 #include "sweep_grammar.hpp"
+#include "yaml_values.hpp"
 
 namespace nexp {
 
 namespace detail {
-
-std::string trim(const std::string& s) {
-  auto b = s.find_first_not_of(" \t");
-  if (b == std::string::npos) return "";
-  auto e = s.find_last_not_of(" \t");
-  return s.substr(b, e - b + 1);
-}
-
-// Splits at commas outside brackets, braces, parentheses and quotes.
-std::vector<std::string> split_top(const std::string& s) {
-  std::vector<std::string> out;
-  std::string cur;
-  int depth = 0;
-  char quote = 0;
-  for (char c : s) {
-    if (quote) {
-      if (c == quote) quote = 0;
-    } else if (c == '"' || c == '\'') {
-      quote = c;
-    } else if (c == '(' || c == '[' || c == '{') {
-      ++depth;
-    } else if (c == ')' || c == ']' || c == '}') {
-      --depth;
-    } else if (c == ',' && depth == 0) {
-      out.push_back(trim(cur));
-      cur.clear();
-      continue;
-    }
-    cur += c;
-  }
-  out.push_back(trim(cur));
-  return out;
-}
-
 
 std::string format_value(double v, bool integer) {
   if (integer) return std::to_string(static_cast<long long>(v));
@@ -60,80 +28,121 @@ using namespace detail;
 
 namespace {
 
-// "name(args)" -> args, when s is exactly a call of `name`.
-std::optional<std::string> call_args(const std::string& s, const std::string& name) {
-  if (s.size() < name.size() + 2 || s.compare(0, name.size() + 1, name + "(") != 0 || s.back() != ')') return std::nullopt;
-  return s.substr(name.size() + 1, s.size() - name.size() - 2);
+const char* kFunctions = "choice, range, uniform, loguniform, interval and int";
+
+// A function's arguments by name: positional ones take `names` in order, `name=` ones their name.
+std::map<std::string, Element> arguments(const Element& f, const std::vector<std::string>& names,
+                                         const std::vector<std::string>& required, const std::string& what) {
+  const std::string usage = fmt::format("{}({})", f.text, fmt::join(names, ", "));
+  std::map<std::string, Element> out;
+  for (std::size_t i = 0; i < f.items.size(); ++i) {
+    const std::string name = f.keys[i].empty() ? (i < names.size() ? names[i] : "") : f.keys[i];
+    if (name.empty() || std::find(names.begin(), names.end(), name) == names.end())
+      throw ConfigError(fmt::format("{}: {} takes {}; '{}' is not one of its arguments", what, f.text, usage,
+                                    f.keys[i].empty() ? canonical_text(f.items[i]) : f.keys[i]));
+    if (!out.emplace(name, f.items[i]).second)
+      throw ConfigError(fmt::format("{}: {}'s argument '{}' is given twice", what, f.text, name));
+  }
+  for (const auto& name : required)
+    if (!out.count(name)) throw ConfigError(fmt::format("{}: {} needs '{}': {}", what, f.text, name, usage));
+  return out;
 }
 
-double number(const std::string& text, const std::string& what) {
-  char* end = nullptr;
-  double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0') throw ConfigError(fmt::format("{}: expected a number, found '{}'", what, text));
+double number(const Element& e, const std::string& what) {
+  double v = 0;
+  if (e.kind != Element::Kind::Primitive || !parse_float(e.text, v) || !std::isfinite(v))
+    throw ConfigError(fmt::format("{}: expected a number, found {}", what, canonical_text(e)));
   return v;
+}
+
+bool is_integer_text(const Element& e) {
+  std::int64_t i;
+  return e.kind == Element::Kind::Primitive && e.text.find_first_of(".eE") == std::string::npos && parse_int(e.text, i);
+}
+
+void range_values(const Element& f, SweepAxis& axis, const std::string& what) {
+  // range(stop), range(start, stop[, step]), or by name.
+  const bool one = f.items.size() == 1 && f.keys[0].empty();
+  const auto args = one ? std::map<std::string, Element>{{"stop", f.items[0]}}
+                        : arguments(f, {"start", "stop", "step"}, {"stop"}, what);
+  const double start = args.count("start") ? number(args.at("start"), what) : 0.0;
+  const double stop = number(args.at("stop"), what);
+  const double step = args.count("step") ? number(args.at("step"), what) : 1.0;
+  const bool ints = std::all_of(args.begin(), args.end(), [](const auto& a) { return is_integer_text(a.second); });
+  if (step == 0) throw ConfigError(fmt::format("{}: the step of a range cannot be 0", what));
+  for (int i = 0;; ++i) {
+    const double v = start + i * step;
+    if ((step > 0 && v >= stop - 1e-12 * std::fabs(step)) || (step < 0 && v <= stop + 1e-12 * std::fabs(step))) break;
+    axis.values.push_back(format_value(v, ints));
+    if (axis.values.size() > 100000) throw ConfigError(fmt::format("{}: more than 100000 values", what));
+  }
+  if (axis.values.empty()) throw ConfigError(fmt::format("{}: the range is empty (stop excluded, as in Python)", what));
+}
+
+// uniform(low, high), loguniform(low, high), interval(start, end): a sampled axis.
+void distribution(const Element& f, SweepAxis& axis, const std::string& what) {
+  const bool interval = f.text == "interval";
+  const std::vector<std::string> names = interval ? std::vector<std::string>{"start", "end"}
+                                                  : std::vector<std::string>{"low", "high"};
+  const auto args = arguments(f, names, names, what);
+  axis.kind = f.text == "loguniform" ? SweepAxis::Kind::LogUniform : SweepAxis::Kind::Uniform;
+  axis.lo = number(args.at(names[0]), what);
+  axis.hi = number(args.at(names[1]), what);
+  if (!(axis.lo < axis.hi)) throw ConfigError(fmt::format("{}: the lower bound must be below the upper bound", what));
+  if (axis.kind == SweepAxis::Kind::LogUniform && axis.lo <= 0)
+    throw ConfigError(fmt::format("{}: loguniform needs positive bounds", what));
+}
+
+bool is_distribution(const Element& e) {
+  return e.kind == Element::Kind::Function && (e.text == "uniform" || e.text == "loguniform" || e.text == "interval");
+}
+
+void function_axis(const Element& f, SweepAxis& axis, const std::string& what) {
+  if (f.text == "int") {
+    if (f.items.size() != 1 || !f.keys[0].empty() || !is_distribution(f.items[0]))
+      throw ConfigError(fmt::format("{}: int(...) wraps a distribution: int(uniform(lo,hi)) or int(loguniform(lo,hi))", what));
+    axis.integer = true;
+    return distribution(f.items[0], axis, what);
+  }
+  if (is_distribution(f)) return distribution(f, axis, what);
+  if (f.text == "range") return range_values(f, axis, what);
+  if (f.text == "choice") {
+    for (std::size_t i = 0; i < f.items.size(); ++i) {
+      if (!f.keys[i].empty()) throw ConfigError(fmt::format("{}: choice(...) takes values, not '{}='", what, f.keys[i]));
+      axis.values.push_back(canonical_text(f.items[i]));
+    }
+    if (axis.values.empty()) throw ConfigError(fmt::format("{}: choice() needs at least one value", what));
+    return;
+  }
+  throw ConfigError(fmt::format("{}: unknown sweep function '{}'; sweeps use {}", what, f.text, kFunctions));
 }
 
 }  // namespace
 
 bool is_sweep_expression(const std::string& value) {
-  const std::string v = trim(value);
-  for (const char* f : {"range", "choice", "uniform", "loguniform", "int"})
-    if (call_args(v, f)) return true;
-  return split_top(v).size() > 1;
+  const auto elements = parse_value(value, value, 0);
+  return elements.size() > 1 || elements.front().kind == Element::Kind::Function;
 }
 
 SweepAxis parse_axis(const std::string& key, const std::string& expression, const std::string& origin) {
   SweepAxis axis;
   axis.key = key;
-  axis.expression = trim(expression);
+  axis.expression = expression;
   axis.origin = origin;
-  const std::string what = fmt::format("{}: sweep axis '{}={}'", origin, key, axis.expression);
-  std::string e = axis.expression;
-  if (auto inner = call_args(e, "int")) {
-    axis.integer = true;
-    e = trim(*inner);
+  const std::string typed = key + "=" + expression;
+  const std::string what = fmt::format("{}: sweep axis '{}'", origin, typed);
+  std::vector<Element> elements;
+  try {
+    elements = parse_value(expression, typed, key.size() + 1);
+  } catch (const ConfigError& e) {
+    throw ConfigError(fmt::format("{}: {}", origin, e.what()));
   }
-  auto bounds = [&](const std::string& args) {
-    auto parts = split_top(args);
-    if (parts.size() != 2) throw ConfigError(fmt::format("{}: expected two bounds (lo, hi), found {}", what, parts.size()));
-    axis.lo = number(parts[0], what);
-    axis.hi = number(parts[1], what);
-    if (!(axis.lo < axis.hi)) throw ConfigError(fmt::format("{}: the lower bound must be below the upper bound", what));
-  };
-  if (auto args = call_args(e, "loguniform")) {
-    axis.kind = SweepAxis::Kind::LogUniform;
-    bounds(*args);
-    if (axis.lo <= 0) throw ConfigError(fmt::format("{}: loguniform needs positive bounds", what));
+  if (elements.size() == 1 && elements.front().kind == Element::Kind::Function) {
+    function_axis(elements.front(), axis, what);
     return axis;
   }
-  if (auto args = call_args(e, "uniform")) {
-    axis.kind = SweepAxis::Kind::Uniform;
-    bounds(*args);
-    return axis;
-  }
-  if (axis.integer)
-    throw ConfigError(fmt::format("{}: int(...) wraps a distribution: int(uniform(lo,hi)) or int(loguniform(lo,hi))", what));
-  if (auto args = call_args(e, "range")) {
-    auto parts = split_top(*args);
-    if (parts.size() < 2 || parts.size() > 3)
-      throw ConfigError(fmt::format("{}: range takes (start, stop) or (start, stop, step)", what));
-    double start = number(parts[0], what), stop = number(parts[1], what);
-    double step = parts.size() == 3 ? number(parts[2], what) : 1.0;
-    bool ints = std::all_of(parts.begin(), parts.end(), [](const std::string& p) { return p.find_first_of(".eE") == std::string::npos; });
-    if (step == 0) throw ConfigError(fmt::format("{}: the step of a range cannot be 0", what));
-    for (int i = 0;; ++i) {
-      double v = start + i * step;
-      if ((step > 0 && v >= stop - 1e-12 * std::fabs(step)) || (step < 0 && v <= stop + 1e-12 * std::fabs(step))) break;
-      axis.values.push_back(format_value(v, ints));
-      if (axis.values.size() > 100000) throw ConfigError(fmt::format("{}: more than 100000 values", what));
-    }
-    if (axis.values.empty()) throw ConfigError(fmt::format("{}: the range is empty (stop excluded, as in Python)", what));
-    return axis;
-  }
-  if (auto args = call_args(e, "choice")) e = *args;
-  axis.values = split_top(e);
-  for (const auto& v : axis.values)
-    if (v.empty()) throw ConfigError(fmt::format("{}: an empty value (two commas in a row?)", what));
+  for (const auto& e : elements) axis.values.push_back(canonical_text(e));
   return axis;
 }
+
 }  // namespace nexp

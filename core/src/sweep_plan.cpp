@@ -10,6 +10,7 @@
 
 #include "nexp/error.hpp"
 #include "nexp/runtime/util.hpp"
+#include "override_grammar.hpp"
 #include "sweep_grammar.hpp"
 
 namespace nexp {
@@ -50,6 +51,14 @@ std::string yaml_text(const YAML::Node& n) {
   return em.c_str();
 }
 
+// A YAML value as override text that reads back the same (text with commas or brackets is quoted).
+std::string override_text(const YAML::Node& n) {
+  if (!n.IsScalar()) return yaml_text(n);
+  Element e;
+  e.text = n.Scalar();
+  return canonical_text(e);
+}
+
 fs::path existing_trial_folder(const fs::path& folder, const std::string& hash) {
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(folder, ec)) {
@@ -84,8 +93,8 @@ void check_axis_key(const SweepAxis& axis) {
 // The axes of the config's (already validated) `sweep:` block, each with the line it came from.
 std::vector<SweepAxis> block_axes(const YAML::Node& sweep, const fs::path& config) {
   std::vector<SweepAxis> axes;
+  if (!sweep.IsDefined() || !sweep.IsMap() || !sweep["params"].IsDefined() || !sweep["params"].IsMap()) return axes;
   const YAML::Node p = sweep["params"];
-  if (!p.IsMap()) return axes;
   for (auto it = p.begin(); it != p.end(); ++it) {
     const std::string key = it->first.as<std::string>();
     const std::string at = fmt::format("config '{}', line {} (sweep axis '{}')", config.string(), it->second.Mark().line + 1, key);
@@ -93,7 +102,7 @@ std::vector<SweepAxis> block_axes(const YAML::Node& sweep, const fs::path& confi
       SweepAxis axis;
       axis.key = key;
       axis.expression = yaml_text(it->second);
-      for (const auto& v : it->second) axis.values.push_back(v.IsScalar() ? v.Scalar() : yaml_text(v));
+      for (const auto& v : it->second) axis.values.push_back(override_text(v));
       axis.origin = at;
       axes.push_back(std::move(axis));
     } else {
@@ -108,9 +117,10 @@ std::vector<SweepAxis> collect_axes(const Experiment& base, const std::vector<st
   std::vector<SweepAxis> axes = block_axes(base.sweep, base.source);
   for (const auto& text : axes_text) {
     Override o = parse_override(text);
-    if (o.kind != Override::Kind::Set)
-      throw ConfigError(fmt::format("sweep axis '{}': axes set values (key=a,b); + and ~ are for plain overrides", text));
+    if (o.kind == Override::Kind::Remove)
+      throw ConfigError(fmt::format("sweep axis '{}': an axis sets values (key=a,b or +key=a,b); ~ deletes, it does not sweep", text));
     SweepAxis axis = parse_axis(o.key, o.value, fmt::format("command line '{}'", text));
+    axis.prefix = o.kind == Override::Kind::Add ? "+" : o.kind == Override::Kind::ForceAdd ? "++" : "";
     auto same = std::find_if(axes.begin(), axes.end(), [&](const SweepAxis& a) { return a.key == axis.key; });
     if (same != axes.end()) *same = std::move(axis);
     else axes.push_back(std::move(axis));
@@ -169,23 +179,30 @@ std::string trial_identity(const Experiment& e, const Assignment& assignment) {
   return hash;
 }
 
-void add_trials(SweepPlan& plan, const YAML::Node& root, const fs::path& config, const std::vector<Override>& overrides,
+// The config without its sweep block, read afresh (a clone would lose the lines errors cite).
+YAML::Node base_tree(const fs::path& config) {
+  YAML::Node root = read_yaml_file(config);
+  root.remove("sweep");
+  return root;
+}
+
+void add_trials(SweepPlan& plan, const fs::path& config, const std::vector<Override>& overrides,
                 const std::vector<Assignment>& points, const Registry& registry) {
-  std::map<std::string, std::string> origin_of;
-  for (const auto& a : plan.axes) origin_of[a.key] = a.origin;
+  std::map<std::string, std::string> origin_of, prefix_of;
+  for (const auto& a : plan.axes) origin_of[a.key] = a.origin, prefix_of[a.key] = a.prefix;
   std::set<std::string> seen;
   for (const auto& assignment : points) {
     std::vector<Override> trial_overrides = overrides;
     std::string described;
     for (const auto& [k, v] : assignment) {
-      Override o = parse_override(k + "=" + v);
+      Override o = parse_override(prefix_of[k] + k + "=" + v);
       if (origin_of[k].rfind("config ", 0) == 0) o.origin = origin_of[k];
       trial_overrides.push_back(std::move(o));
       described += (described.empty() ? "" : " ") + k + "=" + v;
     }
     Experiment e;
     try {
-      e = resolve_experiment(YAML::Clone(root), config, trial_overrides, registry);
+      e = resolve_experiment(base_tree(config), config, trial_overrides, registry);
     } catch (const ConfigError& err) {
       throw ConfigError(fmt::format("sweep trial {} ({}): {}", plan.trials.size(), described, err.what()));
     }
@@ -205,12 +222,11 @@ void add_trials(SweepPlan& plan, const YAML::Node& root, const fs::path& config,
 
 SweepPlan plan_sweep(const fs::path& config, const std::vector<Override>& overrides,
                      const std::vector<std::string>& axes_text, const Registry& registry, std::optional<int> samples) {
-  YAML::Node root = read_yaml_file(config);
   // The whole config is validated first, its sweep block included (keys, axis grammar, with lines).
-  const Experiment with_block = resolve_experiment(YAML::Clone(root), config, overrides, registry);
+  const Experiment with_block = resolve_experiment(read_yaml_file(config), config, overrides, registry);
   SweepPlan plan;
   plan.axes = collect_axes(with_block, axes_text);
-  if (with_block.sweep.IsDefined()) {
+  if (with_block.sweep.IsDefined() && with_block.sweep.IsMap()) {
     plan.samples = with_block.sweep["samples"] ? with_block.sweep["samples"].as<int>() : 0;
     plan.sampling_seed = with_block.sweep["seed"] ? with_block.sweep["seed"].as<std::uint64_t>() : 0;
   }
@@ -223,9 +239,7 @@ SweepPlan plan_sweep(const fs::path& config, const std::vector<Override>& overri
                                   sampled->key));
   if (sampled == plan.axes.end()) plan.samples = 0;
 
-  // The base config, without its sweep block.
-  root.remove("sweep");
-  Experiment base = resolve_experiment(YAML::Clone(root), config, overrides, registry);
+  Experiment base = resolve_experiment(base_tree(config), config, overrides, registry);
   plan.experiment = base.experiment;
   plan.method = base.method;
   plan.objective = base.objective;
@@ -237,7 +251,7 @@ SweepPlan plan_sweep(const fs::path& config, const std::vector<Override>& overri
   std::vector<Assignment> points = grid_points(plan.axes);
   if (sampled != plan.axes.end()) points = sample_points(points, plan.axes, plan.samples, plan.sampling_seed);
   if (points.size() > 100000) throw ConfigError(fmt::format("the sweep expands to {} trials; that is too many", points.size()));
-  add_trials(plan, root, config, overrides, points, registry);
+  add_trials(plan, config, overrides, points, registry);
   return plan;
 }
 

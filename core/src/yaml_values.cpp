@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -32,7 +33,7 @@ std::string Origins::at(const std::string& key, const YAML::Node& node) const {
   std::string probe = key;
   while (!probe.empty()) {
     if (auto it = overridden_.find(probe); it != overridden_.end())
-      return fmt::format("command-line override '{}'", it->second);
+      return it->second;  // "command-line override '...'", or where a sweep axis was written
     auto dot = probe.rfind('.');
     if (dot == std::string::npos) break;
     probe.resize(dot);
@@ -71,12 +72,19 @@ std::string suggestion(const std::string& word, const std::vector<std::string>& 
 
 // ---------------------------------------------------------------- scalar conversion
 
+// YAML 1.2's core schema: decimal ([-+]?[0-9]+, leading zeros decimal), 0x hex, 0o octal.
 bool parse_int(const std::string& s, std::int64_t& out) {
-  if (s.empty()) return false;
+  if (s.empty() || std::isspace(static_cast<unsigned char>(s.front()))) return false;
+  int base = 10;
+  std::size_t skip = 0;
+  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'o')) base = s[1] == 'x' ? 16 : 8, skip = 2;
   char* end = nullptr;
   errno = 0;
-  long long v = std::strtoll(s.c_str(), &end, 0);
-  if (errno == 0 && end && *end == '\0') { out = v; return true; }
+  long long v = std::strtoll(s.c_str() + skip, &end, base);
+  if (errno == 0 && end && *end == '\0' && (skip == 0 || std::isxdigit(static_cast<unsigned char>(s[2])))) {
+    out = v;
+    return true;
+  }
   // 1e3 and 10.0 are integers written as floats; accept them when exact.
   double d = 0;
   std::istringstream ss(s);

@@ -130,7 +130,7 @@ TEST(Config, WrongTypesAndRangesSayWhatWasExpected) {
   auto range = error_of(kBase, {"params.lr=5"});
   EXPECT_HAS(range, "5 is above the maximum 1");
   EXPECT_HAS(range, "float in [1e-06, 1]");
-  EXPECT_HAS(error_of(kBase, {"seed=-1"}), "'seed' must be an integer >= 0");
+  EXPECT_HAS(error_of(kBase, {"seed=-1"}), "'seed' is out of range: -1 is below the minimum 0");
 }
 
 TEST(Config, UnknownMethodDatasetAndDeviceSuggestTheClosest) {
@@ -171,6 +171,41 @@ TEST(Config, HashIgnoresPlacementButNotParameters) {
   TempDir dir;
   auto file = dir.write("resolved.yaml", a.to_yaml_text());
   EXPECT_EQ(load_experiment(file, {}, registry_with_scaffold()).to_yaml_text(), a.to_yaml_text());
+}
+
+TEST(Config, EveryProblemIsReportedAtOnce) {
+  auto msg = error_of(
+      "method: scaffold_check.fit\nparams:\n  stepz: 3\n  lr: 9\ndataset:\n  name: scaffold_check.linear\n  n: -4\n"
+      "metrics: [nope]\nslurm: {cpus_per_task: four}\n");
+  EXPECT_HAS(msg, "5 problems in the config");
+  EXPECT_HAS(msg, "params.stepz");
+  EXPECT_HAS(msg, "params.lr");
+  EXPECT_HAS(msg, "dataset.n");
+  EXPECT_HAS(msg, "cannot produce metric 'nope'");
+  EXPECT_HAS(msg, "slurm.cpus_per_task");
+}
+
+TEST(Config, AKeyWrittenTwiceNamesBothLines) {
+  auto msg = error_of(std::string(kBase) + "seed: 4\n");
+  EXPECT_HAS(msg, "key 'seed' is written twice");
+  EXPECT_HAS(msg, "line 9");
+  EXPECT_HAS(msg, "first at line 8");
+  EXPECT_HAS(error_of("method: scaffold_check.fit\nparams:\n  lr: 0.1\n  lr: 0.2\n"), "'params.lr' is written twice");
+}
+
+TEST(Config, SlurmAndSweepSectionsAreValidated) {
+  auto typo = error_of(std::string(kBase) + "slurm:\n  partiton: debug\n");
+  EXPECT_HAS(typo, "exp.yaml', line 10");
+  EXPECT_HAS(typo, "unknown key 'slurm.partiton'");
+  EXPECT_HAS(typo, "Did you mean 'partition'?");
+  EXPECT_HAS(error_of(std::string(kBase) + "slurm: {cpus_per_task: four}\n"), "'slurm.cpus_per_task' expected int, found 'four'");
+  EXPECT_HAS(error_of(std::string(kBase) + "slurm: {extra: {a: 1}}\n"), "'slurm.extra' expected list of string");
+  EXPECT_HAS(error_of(std::string(kBase) + "sweep: {sampels: 3}\n"), "unknown key 'sweep.sampels'");
+  EXPECT_HAS(error_of(std::string(kBase) + "sweep: {params: {seed: range(0)}}\n"), "sweep axis 'seed=range(0)'");
+  EXPECT_HAS(error_of(std::string(kBase) + "sweep: {params: {seed: []}}\n"), "sweep axis 'seed' has no values");
+  Experiment e = load(std::string(kBase) + "slurm: {partition: gpu}\n");
+  EXPECT_EQ(e.slurm["partition"].as<std::string>(), "gpu");
+  EXPECT_EQ(e.slurm["cpus_per_task"].as<int>(), 1) << "defaults filled in";
 }
 
 TEST(Config, ClosestFindsNearMissesOnly) {

@@ -34,6 +34,7 @@ struct NEXP_API SweepAxis {
   double lo = 0, hi = 0;            // Uniform, LogUniform
   bool integer = false;             // int(...): draws are integers in [lo, hi]
   std::string origin;               // where it was written, for messages
+  std::string prefix;               // "+" or "++" when the axis adds its key (-m +key=a,b)
   bool sampled() const { return kind != Kind::Values; }
 };
 
