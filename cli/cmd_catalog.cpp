@@ -30,9 +30,19 @@ json schema_json(const Schema& schema) {
     if (p.lower()) j["min"] = *p.lower();
     if (p.upper()) j["max"] = *p.upper();
     if (!p.allowed().empty()) j["choices"] = p.allowed();
+    if (p.nested()) j["params"] = schema_json(*p.nested());
     out.push_back(j);
   }
   return out;
+}
+
+// A nested map's parameters follow it as `map.key` (a list of maps: `list[].key`).
+void add_rows(const Schema& schema, const std::string& prefix, std::vector<std::vector<std::string>>& rows) {
+  for (const auto& p : schema.params()) {
+    const bool nested = p.nested() != nullptr;
+    rows.push_back({prefix + p.name(), p.constraint(), nested ? "" : default_text(p), p.help()});
+    if (nested) add_rows(*p.nested(), prefix + p.name() + (p.type() == Type::MapList ? "[]." : "."), rows);
+  }
 }
 
 void print_schema(const Schema& schema) {
@@ -41,7 +51,7 @@ void print_schema(const Schema& schema) {
     return;
   }
   std::vector<std::vector<std::string>> rows;
-  for (const auto& p : schema.params()) rows.push_back({p.name(), p.constraint(), default_text(p), p.help()});
+  add_rows(schema, "", rows);
   print_table(std::cout, {"parameter", "type", "default", "help"}, rows);
 }
 

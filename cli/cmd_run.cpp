@@ -101,6 +101,11 @@ void add_run_commands(CLI::App& cli, App& app) {
     Experiment e = load(*vargs, app);
     std::cout << e.to_yaml_text();
     logger().info("{} is valid ({} on {}, config hash {})", vargs->config, e.method, e.device, e.config_hash().substr(0, 12));
+    if (config_has_sweep(vargs->config)) {  // every trial of its sweep block must be a valid config too
+      auto overrides = split_overrides(vargs->overrides, false).overrides;
+      const SweepPlan plan = plan_sweep(vargs->config, overrides, {}, app.registry());
+      logger().info("its sweep block expands to {} valid trials", plan.trials.size());
+    }
   });
 }
 

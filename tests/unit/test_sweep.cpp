@@ -78,6 +78,30 @@ TEST(SweepPlan, SampledAxesNeedSamples) {
   EXPECT_EQ(plan_sweep(cfg, {}, {"params.lr=uniform(0.01, 0.1)"}, registry_with_scaffold(), 3).trials.size(), 3u);
 }
 
+TEST(SweepPlan, AxisErrorsNameTheLineOfTheSweepBlock) {
+  TempDir dir;
+  auto cfg = dir.write("s.yaml", "method: scaffold_check.fit\ndataset: scaffold_check.linear\nsweep:\n  params:\n"
+                                 "    params.lrr: [0.1, 0.2]\n");
+  try {
+    plan_sweep(cfg, {}, {}, registry_with_scaffold());
+    FAIL() << "a misspelt axis was accepted";
+  } catch (const ConfigError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("s.yaml', line 5 (sweep axis 'params.lrr')"), std::string::npos) << msg;
+    EXPECT_EQ(msg.find("command-line override"), std::string::npos) << msg;
+  }
+}
+
+TEST(SweepPlan, AThreadsAxisIsSweptNotDropped) {
+  TempDir dir;
+  auto cfg = dir.write("s.yaml", "method: scaffold_check.fit\ndataset: scaffold_check.linear\n");
+  SweepPlan p = plan_sweep(cfg, {}, {"seed=1,2,3", "threads=1,2"}, registry_with_scaffold());
+  ASSERT_EQ(p.trials.size(), 6u);
+  std::set<std::string> ids;
+  for (const auto& t : p.trials) ids.insert(t.hash);
+  EXPECT_EQ(ids.size(), 6u);
+  EXPECT_THROW(plan_sweep(cfg, {}, {"runs_dir=a,b"}, registry_with_scaffold()), ConfigError);
+}
 TEST(SweepPlan, SampledTrialsAreTheSameOnEveryPlatform) {
   // Drawn with nexp::Random (xoshiro256**, 53-bit uniforms), never <random>'s distributions, whose
   // output differs between standard libraries: these values hold wherever nexp is built.

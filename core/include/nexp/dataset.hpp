@@ -6,6 +6,7 @@
 #include <string>
 
 #include "nexp/config.hpp"
+#include "nexp/options.hpp"
 #include "nexp/export.hpp"
 
 namespace nexp {
@@ -26,10 +27,18 @@ using DatasetFactory = std::function<std::shared_ptr<Dataset>(const Params& para
 struct NEXP_API DatasetSpec {
   std::string name;  // "<slug>.<dataset>", or a plain name for core's shared data sets
   std::string summary;
-  Schema schema;
+  Schema schema;  // from the options struct: options<T>()
+  std::function<void(const Params&)> bind_check;  // as MethodSpec::bind_check
   DatasetFactory make;
 
-  DatasetSpec& param(Param p) { schema.add(std::move(p)); return *this; }
+  // The dataset's options, declared once as a struct (nexp/options.hpp); the factory reads them with
+  // nexp::bind<T>(params), or is registered typed: Registrar::dataset<T>(name, summary, make).
+  template <class T>
+  DatasetSpec& options() {
+    schema = options_schema<T>();
+    bind_check = [](const Params& p) { (void)bind<T>(p); };
+    return *this;
+  }
 };
 
 // Where installed data sets live: $NEXP_DATA_DIR, else $XDG_CACHE_HOME/nexp/data, else

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "nexp/config.hpp"
+#include "nexp/options.hpp"
 #include "nexp/export.hpp"
 
 namespace nexp {
@@ -69,7 +70,15 @@ struct NEXP_API DeviceBackendSpec {
   int priority = -1;
   DeviceBackendFactory make;
 
-  DeviceBackendSpec& param(Param p) { schema.add(std::move(p)); return *this; }
+  std::function<void(const Params&)> bind_check;  // as MethodSpec::bind_check
+
+  // The backend's options (a config's `device:` map less its id), declared once as a struct.
+  template <class T>
+  DeviceBackendSpec& options() {
+    schema = options_schema<T>();
+    bind_check = [](const Params& p) { (void)bind<T>(p); };
+    return *this;
+  }
   DeviceBackendSpec& auto_priority(int p) { priority = p; return *this; }
 };
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "nexp/config.hpp"
+#include "nexp/options.hpp"
 #include "nexp/export.hpp"
 
 namespace nexp {
@@ -16,7 +17,10 @@ using MethodFn = std::function<void(RunContext& ctx)>;
 struct NEXP_API MethodSpec {
   std::string name;  // "<slug>.<method>", e.g. "htc.decide"
   std::string summary;
-  Schema schema;
+  Schema schema;  // from the options struct: options<T>()
+  // Binds a validated Params to the options struct and discards it (the conformance suite checks that
+  // the declared defaults bind).
+  std::function<void(const Params&)> bind_check;
   // Metrics the method reports (logged or summarised); each must be registered by the plugin or
   // core. The config's `metrics:` list may name only these (and prediction metrics, below).
   std::vector<std::string> metrics;
@@ -29,7 +33,14 @@ struct NEXP_API MethodSpec {
   std::vector<std::string> datasets;
   MethodFn run;
 
-  MethodSpec& param(Param p) { schema.add(std::move(p)); return *this; }
+  // The method's options, declared once as a struct (nexp/options.hpp); the method reads them with
+  // ctx.options<T>().
+  template <class T>
+  MethodSpec& options() {
+    schema = options_schema<T>();
+    bind_check = [](const Params& p) { (void)bind<T>(p); };
+    return *this;
+  }
   MethodSpec& produces(std::vector<std::string> names) { metrics = std::move(names); return *this; }
   MethodSpec& scores_predictions() { predictions = true; return *this; }
   MethodSpec& supports_resume() { resumable = true; return *this; }

@@ -38,6 +38,15 @@ class NEXP_API Registrar {
   virtual MetricSpec& metric(std::string name, Direction direction, std::string summary) = 0;
   virtual DeviceBackendSpec& device_backend(std::string name, std::string summary,
                                             DeviceBackendFactory make) = 0;
+
+  // A dataset whose factory takes its options struct: make(const Opts&, RunContext&).
+  template <class Opts, class Make>
+  DatasetSpec& dataset(std::string name, std::string summary, Make make) {
+    DatasetFactory factory = [make = std::move(make)](const Params& p, RunContext& ctx) {
+      return make(bind<Opts>(p), ctx);
+    };
+    return dataset(std::move(name), std::move(summary), std::move(factory)).template options<Opts>();
+  }
 };
 
 }  // namespace nexp

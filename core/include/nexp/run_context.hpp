@@ -21,6 +21,7 @@
 #include "nexp/dataset.hpp"
 #include "nexp/device.hpp"
 #include "nexp/error.hpp"
+#include "nexp/options.hpp"
 #include "nexp/export.hpp"
 #include "nexp/random.hpp"
 #include "nexp/stats.hpp"
@@ -63,6 +64,11 @@ class NEXP_API RunContext {
   // ---- What to run
   virtual const std::string& method_name() const = 0;
   virtual const Params& params() const = 0;
+  // The method's options struct, filled from the validated config (nexp/options.hpp).
+  template <class T>
+  T options() const {
+    return bind<T>(params());
+  }
   virtual bool has_dataset() const = 0;
   virtual Dataset& dataset() = 0;  // throws ConfigError when the config names none
   template <class T>

@@ -10,13 +10,12 @@ std::string LinearData::describe() const {
   return fmt::format("@SLUG@.linear: {} samples, {} features", x.size(0), x.size(1));
 }
 
-std::shared_ptr<nexp::Dataset> make_linear(const nexp::Params& p, nexp::RunContext&) {
+std::shared_ptr<nexp::Dataset> make_linear(const LinearOptions& o, nexp::RunContext&) {
   // Core seeded torch's generator from the run's seed before building the dataset.
   auto d = std::make_shared<LinearData>();
-  const auto n = p.get_int("n"), dim = p.get_int("d");
-  d->x = at::randn({n, dim}, at::kDouble);
-  d->w_true = at::randn({dim}, at::kDouble);
-  d->y = d->x.matmul(d->w_true) + p.get_float("noise") * at::randn({n}, at::kDouble);
+  d->x = at::randn({o.n, o.d}, at::kDouble);
+  d->w_true = at::randn({o.d}, at::kDouble);
+  d->y = d->x.matmul(d->w_true) + o.noise * at::randn({o.n}, at::kDouble);
   return d;
 }
 
@@ -32,9 +31,9 @@ double mse(const at::Tensor& x, const at::Tensor& y, const at::Tensor& w) {
 
 void run_fit(nexp::RunContext& ctx) {
   const auto& data = ctx.dataset_as<LinearData>();
-  const auto steps = ctx.params().get_int("steps");
-  const auto every = ctx.params().get_int("checkpoint_every");
-  const double lr = ctx.params().get_float("lr");
+  const auto o = ctx.options<FitOptions>();
+  const auto steps = o.steps, every = o.checkpoint_every;
+  const double lr = o.lr;
 
   at::Tensor w = at::zeros({data.x.size(1)}, at::kDouble);
   std::int64_t step = 0;

@@ -9,15 +9,11 @@ void register_components(nexp::Registrar& r) {
   r.metric("mse", nexp::Direction::Minimize, "mean squared error of the fit on the training data");
   r.metric("weight_error", nexp::Direction::Minimize, "Euclidean distance between fitted and true weights");
 
-  r.dataset("@SLUG@.linear", "synthetic linear regression data y = X w* + noise", @SLUG@::make_linear)
-      .param(nexp::Param::integer("n", 200, "number of samples").min(1))
-      .param(nexp::Param::integer("d", 5, "number of features").min(1))
-      .param(nexp::Param::real("noise", 0.1, "standard deviation of the label noise").min(0));
+  r.dataset<@SLUG@::LinearOptions>("@SLUG@.linear", "synthetic linear regression data y = X w* + noise",
+                                    @SLUG@::make_linear);
 
   r.method("@SLUG@.fit", "least squares by full-batch gradient descent", @SLUG@::run_fit)
-      .param(nexp::Param::integer("steps", 200, "gradient steps").min(1))
-      .param(nexp::Param::real("lr", 0.1, "step size").range(1e-6, 1))
-      .param(nexp::Param::integer("checkpoint_every", 20, "steps between metrics and checkpoints").min(1))
+      .options<@SLUG@::FitOptions>()
       .produces({"mse", "weight_error"})
       .accepts({"@SLUG@.*"})
       .supports_resume();

@@ -15,20 +15,10 @@
 #include "nexp/config.hpp"
 #include "nexp/metric.hpp"
 #include "nexp/runtime/llm_config.hpp"
+#include "nexp/runtime/overrides.hpp"
 #include "nexp/runtime/registry.hpp"
 
 namespace nexp {
-
-// One command-line override: `a.b=v` (set an existing key), `+a.b=v` (add a new one), `~a.b` (delete).
-struct NEXP_API Override {
-  enum class Kind { Set, Add, Remove };
-  Kind kind = Kind::Set;
-  std::string key;    // dotted path
-  std::string value;  // raw text after '=', parsed as YAML (so `[1, 2]` is a list)
-  std::string text;   // as typed
-};
-
-NEXP_API Override parse_override(const std::string& text);  // throws ConfigError
 
 struct NEXP_API Objective {
   std::string metric;
@@ -74,10 +64,6 @@ NEXP_API Experiment resolve_experiment(YAML::Node root, const std::filesystem::p
 
 // Parses YAML text from a file with a one-paragraph error on failure (file, line, column, what).
 NEXP_API YAML::Node read_yaml_file(const std::filesystem::path& file);
-
-// Applies overrides to a raw tree (no validation). Used by load_experiment and the sweep module.
-NEXP_API void apply_overrides(YAML::Node& root, const std::vector<Override>& overrides,
-                              const std::filesystem::path& source, const Registry& registry);
 
 // Values <-> YAML for a schema: `node` (a map) is validated against `schema`; unknown keys, wrong
 // types and out-of-range values are ConfigErrors that name `section` (e.g. "params"), the file and

@@ -33,6 +33,8 @@ struct NEXP_API SweepAxis {
   std::vector<std::string> values;  // Values: each as YAML text
   double lo = 0, hi = 0;            // Uniform, LogUniform
   bool integer = false;             // int(...): draws are integers in [lo, hi]
+  std::string origin;               // where it was written, for messages
+  std::string prefix;               // "+" or "++" when the axis adds its key (-m +key=a,b)
   bool sampled() const { return kind != Kind::Values; }
 };
 
@@ -73,13 +75,6 @@ NEXP_API SweepPlan plan_sweep(const std::filesystem::path& config, const std::ve
                               const std::vector<std::string>& axes_text, const Registry& registry,
                               std::optional<int> samples = std::nullopt);
 
-// Splits command-line overrides into plain ones and sweep axes. Without `multirun`, a value that
-// looks like a sweep (a=1,2) is an error that says to add -m.
-struct NEXP_API SplitOverrides {
-  std::vector<Override> overrides;
-  std::vector<std::string> axes;
-};
-NEXP_API SplitOverrides split_overrides(const std::vector<std::string>& texts, bool multirun);
 // Whether the config file has a non-empty `sweep:` block.
 NEXP_API bool config_has_sweep(const std::filesystem::path& config);
 

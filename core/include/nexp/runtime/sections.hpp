@@ -1,0 +1,59 @@
+#pragma once
+// The options of core's own config sections, declared like a component's (nexp/options.hpp), so that
+// they are validated, described and bound the same way.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "nexp/options.hpp"
+
+namespace nexp {
+
+// `slurm:`: resources of the job array a sweep submits with --launcher slurm.
+struct SlurmOptions {
+  std::string partition;
+  std::string time;
+  int cpus_per_task = 1;
+  std::string mem;
+  std::string gres;
+  std::vector<std::string> extra;
+  int max_parallel = 0;
+
+  static void declare(Options<SlurmOptions>& o) {
+    o.add("partition", &SlurmOptions::partition, "partition to submit to (default: the cluster's default)");
+    o.add("time", &SlurmOptions::time, "time limit per trial, as Slurm writes it (e.g. 01:00:00)");
+    o.add("cpus_per_task", &SlurmOptions::cpus_per_task, "cores per trial; its torch and oneTBB threads").min(1);
+    o.add("mem", &SlurmOptions::mem, "memory per trial, as Slurm writes it (e.g. 8G)");
+    o.add("gres", &SlurmOptions::gres, "generic resources per trial (e.g. gpu:1)");
+    o.add("extra", &SlurmOptions::extra, "further #SBATCH lines, each without the '#SBATCH ' prefix");
+    o.add("max_parallel", &SlurmOptions::max_parallel, "array tasks at once; 0: --jobs").min(0);
+  }
+};
+
+// `sweep:` less its `params:` block (whose keys are config paths: see sweep.hpp).
+struct SweepOptions {
+  int samples = 0;
+  std::int64_t seed = 0;
+
+  static void declare(Options<SweepOptions>& o) {
+    o.add("samples", &SweepOptions::samples, "draws of the sampled axes per grid point").min(0);
+    o.add("seed", &SweepOptions::seed, "seed of the draws (a sweep always expands to the same trials)").min(0);
+  }
+};
+
+// The top-level scalars of a config.
+struct RunSection {
+  std::string experiment;
+  std::int64_t seed = 0;
+  int threads = 0;
+  std::string runs_dir = "runs";
+
+  static void declare(Options<RunSection>& o) {
+    o.add("experiment", &RunSection::experiment, "names runs/<experiment>/ (default: the config file's name)");
+    o.add("seed", &RunSection::seed, "the run's seed").min(0);
+    o.add("threads", &RunSection::threads, "torch and oneTBB threads; 0: every core").min(0);
+    o.add("runs_dir", &RunSection::runs_dir, "where runs go");
+  }
+};
+
+}  // namespace nexp

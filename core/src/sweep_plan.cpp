@@ -1,0 +1,259 @@
+// Sweep planning: a config, overrides and axes expand into trials (nexp/runtime/sweep.hpp).
+#include "nexp/runtime/sweep.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "nexp/error.hpp"
+#include "nexp/random.hpp"
+#include "nexp/runtime/util.hpp"
+#include "override_grammar.hpp"
+#include "sweep_grammar.hpp"
+
+namespace nexp {
+
+namespace fs = std::filesystem;
+using namespace detail;
+
+std::string SweepTrial::value(const std::string& key) const {
+  for (const auto& [k, v] : assignment)
+    if (k == key) return v;
+  return "";
+}
+
+std::string SweepPlan::definition() const {
+  YAML::Node d(YAML::NodeType::Map);
+  d["experiment"] = experiment;
+  d["base_config"] = base_config;
+  YAML::Node a(YAML::NodeType::Sequence);
+  for (const auto& axis : axes) {
+    YAML::Node x(YAML::NodeType::Map);
+    x["key"] = axis.key;
+    x["expression"] = axis.expression;
+    a.push_back(x);
+  }
+  d["axes"] = a;
+  d["samples"] = samples;
+  d["seed"] = sampling_seed;
+  YAML::Emitter em;
+  em << d;
+  return em.c_str();
+}
+
+namespace {
+
+std::string yaml_text(const YAML::Node& n) {
+  YAML::Emitter em;
+  em << YAML::Flow << n;
+  return em.c_str();
+}
+
+// A YAML value as override text that reads back the same (text with commas or brackets is quoted).
+std::string override_text(const YAML::Node& n) {
+  if (!n.IsScalar()) return yaml_text(n);
+  Element e;
+  e.text = n.Scalar();
+  return canonical_text(e);
+}
+
+fs::path existing_trial_folder(const fs::path& folder, const std::string& hash) {
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(folder, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind("trial-", 0) == 0 && name.size() > 8 && name.substr(name.size() - 8) == hash.substr(0, 8))
+      return entry.path();
+  }
+  return {};
+}
+
+}  // namespace
+
+bool config_has_sweep(const fs::path& config) {
+  YAML::Node root = read_yaml_file(config);
+  const YAML::Node s = root["sweep"];
+  return s.IsDefined() && !s.IsNull() && !(s.IsMap() && s.size() == 0);
+}
+
+namespace {
+
+using Assignment = std::vector<std::pair<std::string, std::string>>;
+
+// Keys a sweep may not vary: they name where runs go, or configure the sweep itself.
+void check_axis_key(const SweepAxis& axis) {
+  const std::string top = axis.key.substr(0, axis.key.find('.'));
+  if (top == "experiment" || top == "runs_dir" || top == "sweep" || top == "slurm")
+    throw ConfigError(fmt::format("{}: sweep axis '{}': '{}' names where runs go or how the sweep runs, not what a "
+                                  "trial computes, so it cannot be an axis; set it once (e.g. {}=...)",
+                                  axis.origin, axis.key, top, top));
+}
+
+// The axes of the config's (already validated) `sweep:` block, each with the line it came from.
+std::vector<SweepAxis> block_axes(const YAML::Node& sweep, const fs::path& config) {
+  std::vector<SweepAxis> axes;
+  if (!sweep.IsDefined() || !sweep.IsMap() || !sweep["params"].IsDefined() || !sweep["params"].IsMap()) return axes;
+  const YAML::Node p = sweep["params"];
+  for (auto it = p.begin(); it != p.end(); ++it) {
+    const std::string key = it->first.as<std::string>();
+    const std::string at = fmt::format("config '{}', line {} (sweep axis '{}')", config.string(), it->second.Mark().line + 1, key);
+    if (it->second.IsSequence()) {
+      SweepAxis axis;
+      axis.key = key;
+      axis.expression = yaml_text(it->second);
+      for (const auto& v : it->second) axis.values.push_back(override_text(v));
+      axis.origin = at;
+      axes.push_back(std::move(axis));
+    } else {
+      axes.push_back(parse_axis(key, it->second.Scalar(), at));
+    }
+  }
+  return axes;
+}
+
+// The YAML block's axes, then the command line's (which win for the same key).
+std::vector<SweepAxis> collect_axes(const Experiment& base, const std::vector<std::string>& axes_text) {
+  std::vector<SweepAxis> axes = block_axes(base.sweep, base.source);
+  for (const auto& text : axes_text) {
+    Override o = parse_override(text);
+    if (o.kind == Override::Kind::Remove)
+      throw ConfigError(fmt::format("sweep axis '{}': an axis sets values (key=a,b or +key=a,b); ~ deletes, it does not sweep", text));
+    SweepAxis axis = parse_axis(o.key, o.value, fmt::format("command line '{}'", text));
+    axis.prefix = o.kind == Override::Kind::Add ? "+" : o.kind == Override::Kind::ForceAdd ? "++" : "";
+    auto same = std::find_if(axes.begin(), axes.end(), [&](const SweepAxis& a) { return a.key == axis.key; });
+    if (same != axes.end()) *same = std::move(axis);
+    else axes.push_back(std::move(axis));
+  }
+  for (const auto& axis : axes) check_axis_key(axis);
+  return axes;
+}
+
+// The Cartesian product of the value axes, in the order given.
+std::vector<Assignment> grid_points(const std::vector<SweepAxis>& axes) {
+  std::vector<Assignment> points{{}};
+  for (const auto& a : axes) {
+    if (a.sampled()) continue;
+    std::vector<Assignment> next;
+    for (const auto& p : points)
+      for (const auto& v : a.values) {
+        auto q = p;
+        q.emplace_back(a.key, v);
+        next.push_back(std::move(q));
+      }
+    points = std::move(next);
+  }
+  return points;
+}
+
+// `samples` draws of the sampled axes for each grid point, from a generator seeded by the sweep:
+// nexp::Random, not <random>'s distributions, whose output differs between standard libraries, so a
+// sweep expands to the same trials everywhere.
+std::vector<Assignment> sample_points(const std::vector<Assignment>& grid, const std::vector<SweepAxis>& axes,
+                                      int samples, std::uint64_t seed) {
+  Random rng(seed);
+  std::vector<Assignment> points;
+  for (const auto& p : grid)
+    for (int s = 0; s < samples; ++s) {
+      auto q = p;
+      for (const auto& a : axes) {
+        if (!a.sampled()) continue;
+        double lo = a.lo, hi = a.hi;
+        if (a.integer) hi += 1;  // int(uniform(1,8)) draws 1..8
+        double v = a.kind == SweepAxis::Kind::Uniform ? rng.uniform(lo, hi)
+                                                      : std::exp(rng.uniform(std::log(lo), std::log(hi)));
+        if (a.integer) v = std::min(std::floor(v), a.hi);
+        q.emplace_back(a.key, format_value(v, a.integer));
+      }
+      points.push_back(std::move(q));
+    }
+  return points;
+}
+
+// A trial's identity: its config's hash, and the thread count when the sweep varies it (threads leave
+// the result unchanged, so the config hash leaves them out; a thread-scaling sweep still wants one
+// trial per count).
+std::string trial_identity(const Experiment& e, const Assignment& assignment) {
+  const std::string hash = e.config_hash();
+  for (const auto& [k, v] : assignment)
+    if (k == "threads") return sha256_hex(hash + "\nthreads=" + std::to_string(e.threads));
+  return hash;
+}
+
+// The config without its sweep block, read afresh (a clone would lose the lines errors cite).
+YAML::Node base_tree(const fs::path& config) {
+  YAML::Node root = read_yaml_file(config);
+  root.remove("sweep");
+  return root;
+}
+
+void add_trials(SweepPlan& plan, const fs::path& config, const std::vector<Override>& overrides,
+                const std::vector<Assignment>& points, const Registry& registry) {
+  std::map<std::string, std::string> origin_of, prefix_of;
+  for (const auto& a : plan.axes) origin_of[a.key] = a.origin, prefix_of[a.key] = a.prefix;
+  std::set<std::string> seen;
+  for (const auto& assignment : points) {
+    std::vector<Override> trial_overrides = overrides;
+    std::string described;
+    for (const auto& [k, v] : assignment) {
+      Override o = parse_override(prefix_of[k] + k + "=" + v);
+      if (origin_of[k].rfind("config ", 0) == 0) o.origin = origin_of[k];
+      trial_overrides.push_back(std::move(o));
+      described += (described.empty() ? "" : " ") + k + "=" + v;
+    }
+    Experiment e;
+    try {
+      e = resolve_experiment(base_tree(config), config, trial_overrides, registry);
+    } catch (const ConfigError& err) {
+      throw ConfigError(fmt::format("sweep trial {} ({}): {}", plan.trials.size(), described, err.what()));
+    }
+    SweepTrial t;
+    t.hash = trial_identity(e, assignment);
+    if (!seen.insert(t.hash).second) continue;  // two assignments that resolve to the same config run once
+    t.index = static_cast<int>(plan.trials.size());
+    t.assignment = assignment;
+    t.config = e.to_yaml_text();
+    fs::path existing = existing_trial_folder(plan.folder, t.hash);
+    t.folder = existing.empty() ? plan.folder / fmt::format("trial-{:04}-{}", t.index, t.hash.substr(0, 8)) : existing;
+    plan.trials.push_back(std::move(t));
+  }
+}
+
+}  // namespace
+
+SweepPlan plan_sweep(const fs::path& config, const std::vector<Override>& overrides,
+                     const std::vector<std::string>& axes_text, const Registry& registry, std::optional<int> samples) {
+  // The whole config is validated first, its sweep block included (keys, axis grammar, with lines).
+  const Experiment with_block = resolve_experiment(read_yaml_file(config), config, overrides, registry);
+  SweepPlan plan;
+  plan.axes = collect_axes(with_block, axes_text);
+  if (with_block.sweep.IsDefined() && with_block.sweep.IsMap()) {
+    plan.samples = with_block.sweep["samples"] ? with_block.sweep["samples"].as<int>() : 0;
+    plan.sampling_seed = with_block.sweep["seed"] ? with_block.sweep["seed"].as<std::uint64_t>() : 0;
+  }
+  if (samples) plan.samples = *samples;
+  if (plan.samples < 0) throw ConfigError("--samples must be >= 0");
+  const auto sampled = std::find_if(plan.axes.begin(), plan.axes.end(), [](const SweepAxis& a) { return a.sampled(); });
+  if (sampled != plan.axes.end() && plan.samples == 0)
+    throw ConfigError(fmt::format("the sweep samples '{}' from a distribution but says not how many draws: set "
+                                  "`sweep: {{samples: N}}` or pass --samples N",
+                                  sampled->key));
+  if (sampled == plan.axes.end()) plan.samples = 0;
+
+  Experiment base = resolve_experiment(base_tree(config), config, overrides, registry);
+  plan.experiment = base.experiment;
+  plan.method = base.method;
+  plan.objective = base.objective;
+  plan.slurm = base.slurm;
+  plan.runs_dir = fs::absolute(base.runs_dir).lexically_normal();
+  plan.folder = plan.runs_dir / base.experiment / "sweep";
+  plan.base_config = base.to_yaml_text();
+
+  std::vector<Assignment> points = grid_points(plan.axes);
+  if (sampled != plan.axes.end()) points = sample_points(points, plan.axes, plan.samples, plan.sampling_seed);
+  if (points.size() > 100000) throw ConfigError(fmt::format("the sweep expands to {} trials; that is too many", points.size()));
+  add_trials(plan, config, overrides, points, registry);
+  return plan;
+}
+
+}  // namespace nexp

@@ -1,0 +1,95 @@
+// Trial state from each trial's own status.json, and running one trial (nexp/runtime/sweep.hpp).
+#include "nexp/runtime/sweep.hpp"
+
+#include <signal.h>
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cmath>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "nexp/error.hpp"
+#include "nexp/runtime/logging.hpp"
+#include "nexp/runtime/util.hpp"
+
+namespace nexp {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+const char* trial_state_name(TrialState state) {
+  switch (state) {
+    case TrialState::Pending: return "pending";
+    case TrialState::Running: return "running";
+    case TrialState::Completed: return "completed";
+    case TrialState::Failed: return "failed";
+    case TrialState::Interrupted: return "interrupted";
+  }
+  return "?";
+}
+
+TrialStatus trial_status(const SweepTrial& trial) {
+  TrialStatus s;
+  std::ifstream in(trial.folder / "status.json");
+  if (!in) return s;
+  json j = json::parse(in, nullptr, false);
+  if (!j.is_object()) return s;
+  const std::string status = j.value("status", "");
+  s.error = j.value("error", "");
+  s.seconds = j.contains("seconds") && j["seconds"].is_number() ? j["seconds"].get<double>() : 0.0;
+  s.has_checkpoint = fs::exists(trial.folder / "checkpoints" / "LATEST");
+  if (j.contains("summary") && j["summary"].is_object())
+    for (auto& [k, v] : j["summary"].items()) s.summary[k] = v.is_number() ? v.get<double>() : std::nan("");
+  if (status == "completed") s.state = TrialState::Completed;
+  else if (status == "failed") s.state = TrialState::Failed;
+  else if (status == "interrupted") s.state = TrialState::Interrupted;
+  else if (status == "running") {
+    s.state = TrialState::Running;
+    // A process that is gone left its trial behind: it resumes like an interrupted one.
+    const int pid = j.value("pid", 0);
+    if (j.value("host", "") == hostname() && pid > 0 && ::kill(pid, 0) != 0 && errno == ESRCH)
+      s.state = TrialState::Interrupted;
+  }
+  return s;
+}
+
+std::vector<int> pending_trials(const SweepPlan& plan, bool retry_failed) {
+  std::vector<int> out;
+  for (const auto& t : plan.trials) {
+    TrialState s = trial_status(t).state;
+    if (s == TrialState::Completed || s == TrialState::Running) continue;
+    if (s == TrialState::Failed && !retry_failed) continue;
+    out.push_back(t.index);
+  }
+  return out;
+}
+
+RunResult run_trial(const SweepPlan& plan, int index, int threads, const RunOptions& base_options, Registry& registry) {
+  if (index < 0 || index >= static_cast<int>(plan.trials.size()))
+    throw ConfigError(fmt::format("sweep '{}' has trials 0..{}; there is no trial {}", plan.folder.string(),
+                                  plan.trials.size() - 1, index));
+  const SweepTrial& trial = plan.trials[static_cast<size_t>(index)];
+  RunOptions options = base_options;
+  options.folder = trial.folder;
+  options.sweep = plan.folder.string();
+  options.trial = index;
+  options.max_threads = threads;  // the launcher's share of the cores; a smaller `threads:` wins
+  TrialStatus s = trial_status(trial);
+  if (s.state == TrialState::Completed) {
+    RunResult r;
+    r.id = trial.folder.filename().string();
+    r.folder = trial.folder;
+    r.status = "completed";
+    r.summary = s.summary;
+    logger().info("trial {} already completed; skipped", index);
+    return r;
+  }
+  if (s.state == TrialState::Interrupted && fs::exists(trial.folder / "config.yaml"))
+    return resume_run(trial.folder, options, registry);
+  Experiment e = resolve_experiment(YAML::Load(trial.config), plan.folder / "sweep.yaml", {}, registry);
+  return run_experiment(e, options, registry);
+}
+}  // namespace nexp
