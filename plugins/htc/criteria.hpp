@@ -72,7 +72,7 @@ Identification edgewise_classic(const MixedGraph& g, int max_subset_size);
 Identification edgewise_closure(const MixedGraph& g, const RandomizedOptions& options);
 bool htc_nonidentifiable(const MixedGraph& g);
 
-using Criterion = std::function<Identification(const MixedGraph&)>;
-Identification tian_decompose(const MixedGraph& g, const Criterion& criterion);
+using CriterionFn = std::function<Identification(const MixedGraph&)>;
+Identification tian_decompose(const MixedGraph& g, const CriterionFn& criterion);
 
 }  // namespace htc

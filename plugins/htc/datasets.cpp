@@ -123,11 +123,11 @@ std::string node_string(const std::vector<int>& nodes) {
 
 // ============================================================================ factories
 
-std::shared_ptr<nexp::Dataset> make_semid_dir(const nexp::Params& p, nexp::RunContext& ctx) {
+std::shared_ptr<nexp::Dataset> make_semid_dir(const SemidDirOptions& o, nexp::RunContext& ctx) {
   auto set = std::make_shared<GraphSet>();
-  const fs::path dir = p.get_string("dir");
+  const fs::path dir = o.dir;
   set->origin = "htc.semid_dir " + dir.string();
-  const std::string match = p.get_string("match");
+  const std::string& match = o.match;
   std::regex pattern;
   try {
     pattern = std::regex(match);
@@ -138,7 +138,7 @@ std::shared_ptr<nexp::Dataset> make_semid_dir(const nexp::Params& p, nexp::RunCo
     if (std::regex_search(g.name, pattern)) set->graphs.push_back(std::move(g));
   if (set->graphs.empty())
     throw nexp::DataError(fmt::format("no graph in '{}' has a name matching '{}' (dataset.match)", dir.string(), match));
-  const std::string reference = p.get_string("reference");
+  const std::string& reference = o.reference;
   if (reference == "auto") {
     for (const fs::path& candidate : {dir / "results.csv", dir.parent_path() / "results.csv"})
       if (fs::exists(candidate)) {
@@ -152,9 +152,9 @@ std::shared_ptr<nexp::Dataset> make_semid_dir(const nexp::Params& p, nexp::RunCo
   return set;
 }
 
-std::shared_ptr<nexp::Dataset> make_edge_list(const nexp::Params& p, nexp::RunContext&) {
+std::shared_ptr<nexp::Dataset> make_edge_list(const EdgeListOptions& o, nexp::RunContext&) {
   auto set = std::make_shared<GraphSet>();
-  const fs::path path = p.get_string("path");
+  const fs::path path = o.path;
   set->origin = "htc.edge_list " + path.string();
   if (fs::is_directory(path)) {
     std::vector<fs::path> files;
@@ -172,12 +172,12 @@ std::shared_ptr<nexp::Dataset> make_edge_list(const nexp::Params& p, nexp::RunCo
   return set;
 }
 
-std::shared_ptr<nexp::Dataset> make_random(const nexp::Params& p, nexp::RunContext& ctx) {
+std::shared_ptr<nexp::Dataset> make_random(const RandomGraphsOptions& o, nexp::RunContext& ctx) {
   auto set = std::make_shared<GraphSet>();
-  const std::string family = p.get_string("family");
-  const int n = static_cast<int>(p.get_int("n"));
-  const auto count = p.get_int("graphs");
-  GraphSpec spec{p.get_bool("acyclic"), p.get_float("p_directed"), p.get_float("p_bidirected")};
+  const std::string& family = o.family;
+  const int n = o.n;
+  const auto count = o.graphs;
+  GraphSpec spec{o.acyclic, o.p_directed, o.p_bidirected};
   if (family != "custom") spec = family_spec(family, n);
   // The graphs depend only on the seed and these parameters, not on what the method draws later.
   std::seed_seq seq{static_cast<std::uint32_t>(ctx.seed()), static_cast<std::uint32_t>(ctx.seed() >> 32), 0x68746375u};

@@ -19,52 +19,41 @@ using json = nlohmann::json;
 
 // ============================================================================ dispatch
 
-DecideOptions decide_options(const nexp::Params& p) {
-  DecideOptions o;
-  o.algorithm = p.get_string("algorithm");
-  o.criterion = p.get_string("criterion");
-  o.tian = p.get_bool("tian");
-  o.max_subset_size = static_cast<int>(p.get_int("max_subset_size"));
-  o.randomized.trials = static_cast<int>(p.get_int("trials"));
-  o.randomized.prime = static_cast<u64>(p.get_int("prime"));
-  if (!is_prime(o.randomized.prime) || o.randomized.prime >= (u64{1} << 62))
+const Names<Algorithm>& algorithm_names() {
+  static const Names<Algorithm> names = {{"classic", Algorithm::Classic}, {"randomized", Algorithm::Randomized}};
+  return names;
+}
+
+const Names<Criterion>& criterion_names() {
+  static const Names<Criterion> names = {{"htc", Criterion::Htc}, {"edgewise", Criterion::Edgewise}};
+  return names;
+}
+
+Algorithm algorithm_named(const std::string& name) {
+  for (const auto& [text, value] : algorithm_names())
+    if (text == name) return value;
+  throw nexp::ConfigError(fmt::format("unknown algorithm '{}'; expected classic or randomized", name));
+}
+
+void DecisionOptions::check() const {
+  const auto p = static_cast<u64>(prime);
+  if (!is_prime(p) || p >= (u64{1} << 62))
     throw nexp::ConfigError(fmt::format("params.prime = {} is not a prime below 2^62; the randomized algorithm "
                                         "computes in F_p and needs a prime (default 2305843009213693951 = 2^61 - 1)",
-                                        o.randomized.prime));
-  return o;
+                                        p));
 }
 
-void add_decide_params(nexp::MethodSpec& m) {
-  m.param(nexp::Param::string("algorithm", "randomized",
-                              "classic: max-flow per node and round (FDD 2012, deterministic); randomized: ranks of "
-                              "the half-trek matrix over F_p (one-sided error)")
-              .choices({"classic", "randomized"}))
-      .param(nexp::Param::string("criterion", "htc",
-                                 "htc: half-trek criterion (whole nodes); edgewise: edgewise criterion (edge subsets)")
-                 .choices({"htc", "edgewise"}))
-      .param(nexp::Param::boolean("tian", false, "decide each c-component of the Tian decomposition separately"))
-      .param(nexp::Param::integer("max_subset_size", 3,
-                                  "edgewise with algorithm=classic: subset sizes 1..k and |U|-k+1..|U| of the unsolved "
-                                  "parents U (SEMID's subsetSizeControl); 0 = all sizes")
-                 .min(0))
-      .param(nexp::Param::integer("trials", 1, "randomized: independent random points (error bound to the power trials)")
-                 .range(1, 64))
-      .param(nexp::Param::integer("prime", static_cast<std::int64_t>(PrimeField::kMersenne61),
-                                  "randomized: the prime p of the field F_p (default 2^61 - 1); a small p shows the "
-                                  "one-sided error")
-                 .min(2));
-}
-
-Identification decide(const MixedGraph& g, const DecideOptions& o) {
-  Criterion criterion;
-  if (o.criterion == "htc" && o.algorithm == "classic")
+Identification decide(const MixedGraph& g, const DecisionOptions& o, std::uint64_t seed) {
+  const RandomizedOptions ro = o.randomized(seed);
+  CriterionFn criterion;
+  if (o.criterion == Criterion::Htc && o.algorithm == Algorithm::Classic)
     criterion = [](const MixedGraph& x) { return htc_classic(x); };
-  else if (o.criterion == "htc")
-    criterion = [&o](const MixedGraph& x) { return htc_randomized(x, o.randomized); };
-  else if (o.algorithm == "classic")
+  else if (o.criterion == Criterion::Htc)
+    criterion = [&ro](const MixedGraph& x) { return htc_randomized(x, ro); };
+  else if (o.algorithm == Algorithm::Classic)
     criterion = [&o](const MixedGraph& x) { return edgewise_classic(x, o.max_subset_size); };
   else
-    criterion = [&o](const MixedGraph& x) { return edgewise_closure(x, o.randomized); };
+    criterion = [&ro](const MixedGraph& x) { return edgewise_closure(x, ro); };
   try {
     return o.tian ? tian_decompose(g, criterion) : criterion(g);
   } catch (const std::invalid_argument& e) {
@@ -78,12 +67,13 @@ double thread_seconds() {
   return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
 }
 
-double time_decision(const MixedGraph& g, const DecideOptions& options, double min_seconds, Identification* out) {
+double time_decision(const MixedGraph& g, const DecisionOptions& options, std::uint64_t seed, double min_seconds,
+                     Identification* out) {
   const double start = thread_seconds();
   int repeats = 0;
   double elapsed = 0;
   do {
-    Identification id = decide(g, options);
+    Identification id = decide(g, options, seed);
     ++repeats;
     elapsed = thread_seconds() - start;
     if (out && repeats == 1) *out = std::move(id);
@@ -170,8 +160,8 @@ json graph_json(const NamedGraph& ng, const Identification& id, double seconds, 
 }
 
 // The SEMID function whose answers the options reproduce.
-std::string reference_method(const DecideOptions& o) {
-  if (o.criterion == "edgewise") return o.tian ? "" : "edgewiseID_inf_noTian";
+std::string reference_method(const DecisionOptions& o) {
+  if (o.criterion == Criterion::Edgewise) return o.tian ? "" : "edgewiseID_inf_noTian";
   return o.tian ? "htcID_tian" : "htcID_noTian";
 }
 
@@ -181,21 +171,16 @@ std::string reference_method(const DecideOptions& o) {
 
 void run_decide(nexp::RunContext& ctx) {
   const auto& set = ctx.dataset_as<GraphSet>();
-  const auto& p = ctx.params();
-  DecideOptions options = decide_options(p);
-  const bool check_nonid = p.get_bool("nonid");
-  const auto nonid_max_nodes = p.get_int("nonid_max_nodes");
-  const auto json_limit = p.get_int("json_graphs");
-  const double min_seconds = p.get_float("min_seconds");
-  const bool export_graphs = p.get_bool("export_graphs");
+  const auto o = ctx.options<DecideOptions>();
+  o.check();
 
   const fs::path dir = ctx.artifacts_dir();
   fs::create_directories(dir / "graphs");
-  if (export_graphs) fs::create_directories(dir / "graph_files");
+  if (o.export_graphs) fs::create_directories(dir / "graph_files");
   std::ofstream results(dir / "results.csv");
   results << "graph,n,solved_nodes,solved_edges,identifiable,seconds\n";
   std::ofstream agreement;
-  const std::string ref_method = reference_method(options);
+  const std::string ref_method = reference_method(o);
   if (set.reference) {
     agreement.open(dir / "agreement.csv");
     agreement << "graph,n,reference,nodes_agree,edges_agree,identifiable_agree,graphID_htcID_agree,nonid_agree,"
@@ -211,12 +196,11 @@ void run_decide(nexp::RunContext& ctx) {
     if (ctx.stop_requested()) break;
     const NamedGraph& ng = set.graphs[i];
     const MixedGraph& g = ng.graph;
-    options.randomized.seed = graph_seed(ctx.seed(), i);
     Identification id;
-    const double t = time_decision(g, options, min_seconds, &id);
+    const double t = time_decision(g, o, graph_seed(ctx.seed(), i), o.min_seconds, &id);
     const bool ok = id.identifiable(g);
     int nonid = -1;
-    if (check_nonid && g.num_nodes() <= nonid_max_nodes) {
+    if (o.nonid && g.num_nodes() <= o.nonid_max_nodes) {
       nonid = htc_nonidentifiable(g) ? 1 : 0;
       ++nonid_checked;
     }
@@ -224,12 +208,12 @@ void run_decide(nexp::RunContext& ctx) {
     const std::string edges = edge_string(id.solved_parents);
     results << fmt::format("{},{},\"{}\",\"{}\",{},{:.6f}\n", ng.name, g.num_nodes(), node_string(nodes), edges,
                            ok ? "TRUE" : "FALSE", t);
-    if (export_graphs) {
-      const auto [l, o] = to_semid_matrices(g);
-      std::ofstream(dir / "graph_files" / (ng.name + "_L.txt")) << l;
-      std::ofstream(dir / "graph_files" / (ng.name + "_O.txt")) << o;
+    if (o.export_graphs) {
+      const auto [l_matrix, o_matrix] = to_semid_matrices(g);
+      std::ofstream(dir / "graph_files" / (ng.name + "_L.txt")) << l_matrix;
+      std::ofstream(dir / "graph_files" / (ng.name + "_O.txt")) << o_matrix;
     }
-    if (static_cast<std::int64_t>(i) < json_limit)
+    if (static_cast<std::int64_t>(i) < o.json_graphs)
       std::ofstream(dir / "graphs" / (ng.name + ".json")) << graph_json(ng, id, t, nonid).dump(1) << "\n";
 
     solved_nodes += static_cast<long long>(nodes.size());
@@ -291,7 +275,7 @@ void run_decide(nexp::RunContext& ctx) {
   ctx.summary("seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count());
   ctx.summary("error_bound", worst_bound);
   ctx.summary("memory_bytes", memory);
-  if (check_nonid) ctx.summary("nonidentifiable_graphs", nonidentifiable);
+  if (o.nonid) ctx.summary("nonidentifiable_graphs", nonidentifiable);
   if (compared > 0) {
     ctx.summary("reference_graphs", compared);
     ctx.summary("agree_graphs", agree);

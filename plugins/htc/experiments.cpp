@@ -61,15 +61,11 @@ int edges_only_in(const Identification& a, const Identification& b) {
 // ============================================================================ htc.scaling
 
 void run_scaling(nexp::RunContext& ctx) {
-  const auto& p = ctx.params();
-  const auto& ns = p.get_ints("ns");
-  const auto& families = p.get_strings("families");
-  const auto& algorithms = p.get_strings("algorithms");
-  const int reps = static_cast<int>(p.get_int("reps"));
-  const double budget = p.get_float("budget_seconds");
-  const double min_seconds = p.get_float("min_seconds");
-  const auto fit_min_n = p.get_int("fit_min_n");
-  DecideOptions base = decide_options(p);
+  const auto o = ctx.options<ScalingOptions>();
+  o.check();
+  const auto& ns = o.ns;
+  const auto& families = o.families;
+  const auto& algorithms = o.algorithms;
 
   std::ofstream csv(ctx.artifacts_dir() / "scaling.csv");
   csv << "family,n,rep,directed,bidirected,algorithm,seconds,memory_bytes,solved_nodes,solved_edges,identifiable,agree\n";
@@ -85,22 +81,22 @@ void run_scaling(nexp::RunContext& ctx) {
     std::map<std::string, std::vector<double>> sizes, memory;  // algorithm -> n + |D| + |B|, bytes
     for (std::size_t ni = 0; ni < ns.size(); ++ni) {
       const int n = static_cast<int>(ns[ni]);
-      for (int rep = 0; rep < reps && !ctx.stop_requested(); ++rep) {
+      for (int rep = 0; rep < o.reps && !ctx.stop_requested(); ++rep) {
         std::mt19937_64 rng = stream(ctx.seed(), (fi * 1000 + ni) * 1000 + rep);
         const MixedGraph g = random_mixed_graph(n, family_spec(family, n), rng);
         std::vector<Identification> results;
         std::vector<std::string> ran;
         for (const auto& algorithm : algorithms) {
           if (over_budget[algorithm]) continue;
-          DecideOptions o = base;
-          o.algorithm = algorithm;
-          o.randomized.seed = graph_seed(ctx.seed(), (fi * 1000 + ni) * 1000 + rep);
+          DecisionOptions timed = o;
+          timed.algorithm = algorithm_named(algorithm);
           Identification id;
-          const double t = time_decision(g, o, min_seconds, &id);
+          const double t =
+              time_decision(g, timed, graph_seed(ctx.seed(), (fi * 1000 + ni) * 1000 + rep), o.min_seconds, &id);
           total += t;
           times[algorithm][n].push_back(t);
-          if (t > budget) over_budget[algorithm] = true;
-          if (n >= fit_min_n && id.memory_bytes > 0) {  // 0: nothing was allocated (nothing solvable)
+          if (t > o.budget_seconds) over_budget[algorithm] = true;
+          if (n >= o.fit_min_n && id.memory_bytes > 0) {  // 0: nothing was allocated (nothing solvable)
             sizes[algorithm].push_back(g.num_nodes() + g.num_directed() + g.num_bidirected());
             memory[algorithm].push_back(static_cast<double>(id.memory_bytes));
           }
@@ -123,7 +119,7 @@ void run_scaling(nexp::RunContext& ctx) {
     for (const auto& algorithm : algorithms) {
       std::vector<double> x, y;
       for (const auto& [n, ts] : times[algorithm])
-        if (n >= fit_min_n) {
+        if (n >= o.fit_min_n) {
           x.push_back(static_cast<double>(n));
           double mean = 0;
           for (double t : ts) mean += t / ts.size();
@@ -147,14 +143,10 @@ void run_scaling(nexp::RunContext& ctx) {
 // ============================================================================ htc.density
 
 void run_density(nexp::RunContext& ctx) {
-  const auto& p = ctx.params();
-  const int n = static_cast<int>(p.get_int("n"));
-  const auto count = p.get_int("graphs");
-  const auto densities = p.get_floats("densities");
-  const bool acyclic = p.get_bool("acyclic");
-  const double share = p.get_float("directed_share");
-  const int check_max_parents = static_cast<int>(p.get_int("equivalence_max_parents"));
-  const auto check_graphs = p.get_int("equivalence_graphs");
+  const auto o = ctx.options<DensityOptions>();
+  const int n = o.n;
+  const auto count = o.graphs;
+  const auto& densities = o.densities;
   RandomizedOptions ro;
 
   std::ofstream csv(ctx.artifacts_dir() / "density.csv");
@@ -168,7 +160,8 @@ void run_density(nexp::RunContext& ctx) {
   for (std::size_t di = 0; di < densities.size(); ++di) {
     const double t = densities[di];
     // t = expected (|D| + |B|) / (n (n - 1) / 2); a cyclic graph spreads its directed share over ordered pairs.
-    GraphSpec spec{acyclic, std::min(1.0, t * share / (acyclic ? 1.0 : 2.0)), std::min(1.0, t * (1 - share))};
+    GraphSpec spec{o.acyclic, std::min(1.0, t * o.directed_share / (o.acyclic ? 1.0 : 2.0)),
+                   std::min(1.0, t * (1 - o.directed_share))};
     int htc_ok = 0, ew_ok = 0, nonid = 0, gain = 0, checked = 0, agree = 0;
     double d_sum = 0, b_sum = 0, htc_edges = 0, ew_edges = 0;
     for (std::int64_t i = 0; i < count && !ctx.stop_requested(); ++i) {
@@ -190,7 +183,7 @@ void run_density(nexp::RunContext& ctx) {
       b_sum += g.num_bidirected();
       htc_edges += g.num_directed() ? static_cast<double>(h.solved_edges()) / g.num_directed() : 1.0;
       ew_edges += g.num_directed() ? static_cast<double>(e.solved_edges()) / g.num_directed() : 1.0;
-      if (i < check_graphs && g.max_in_degree() <= check_max_parents) {
+      if (i < o.equivalence_graphs && g.max_in_degree() <= o.equivalence_max_parents) {
         const Identification full = edgewise_classic(g, 0);
         ++checked;
         agree += full.solved_parents == e.solved_parents;
@@ -226,12 +219,11 @@ void run_density(nexp::RunContext& ctx) {
 // ============================================================================ htc.agreement
 
 void run_agreement(nexp::RunContext& ctx) {
-  const auto& p = ctx.params();
-  const auto& ns = p.get_ints("ns");
-  const auto& families = p.get_strings("families");
-  const auto count = p.get_int("graphs");
-  const u64 small = static_cast<u64>(p.get_int("small_prime"));
-  const int ew_max_parents = static_cast<int>(p.get_int("equivalence_max_parents"));
+  const auto o = ctx.options<AgreementOptions>();
+  const auto& ns = o.ns;
+  const auto& families = o.families;
+  const auto count = o.graphs;
+  const u64 small = static_cast<u64>(o.small_prime);
   if (!is_prime(small))
     throw nexp::ConfigError(fmt::format("params.small_prime = {} is not a prime", small));
 
@@ -273,7 +265,7 @@ void run_agreement(nexp::RunContext& ctx) {
         bound_small += tiny.error_bound;
         bound_big += big.error_bound;
         int ew_classic = -1, ew_closure = -1;
-        if (g.max_in_degree() <= ew_max_parents) {
+        if (g.max_in_degree() <= o.equivalence_max_parents) {
           ro.prime = PrimeField::kMersenne61;
           const Identification full = edgewise_classic(g, 0), closure = edgewise_closure(g, ro);
           ++ew_checked;
@@ -312,13 +304,12 @@ void run_agreement(nexp::RunContext& ctx) {
 // ============================================================================ htc.numeric
 
 void run_numeric(nexp::RunContext& ctx) {
-  const auto& p = ctx.params();
-  const std::string family = p.get_string("family");
-  const int n = static_cast<int>(p.get_int("n"));
-  const auto count = p.get_int("graphs");
-  const auto& samples = p.get_ints("samples");
-  DecideOptions options = decide_options(p);
-  if (options.tian)
+  const auto o = ctx.options<NumericOptions>();
+  o.check();
+  const int n = o.n;
+  const auto count = o.graphs;
+  const auto& samples = o.samples;
+  if (o.tian)
     throw nexp::ConfigError("htc.numeric needs the identification steps, which the Tian decomposition does not "
                             "keep; set params.tian=false");
 
@@ -336,9 +327,8 @@ void run_numeric(nexp::RunContext& ctx) {
     MixedGraph g;
     Identification id;
     for (int attempt = 0; attempt < 100; ++attempt) {
-      g = random_mixed_graph(n, family_spec(family, n), rng);
-      options.randomized.seed = graph_seed(ctx.seed(), i * 100 + attempt);
-      id = decide(g, options);
+      g = random_mixed_graph(n, family_spec(o.family, n), rng);
+      id = decide(g, o, graph_seed(ctx.seed(), i * 100 + attempt));
       if (id.solved_edges() > 0) break;
     }
     const Sem sem = random_sem(g, rng);

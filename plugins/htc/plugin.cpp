@@ -6,10 +6,16 @@
 #include "generators.hpp"
 #include "methods.hpp"
 
+// The one instantiation of each method's binding (methods.hpp declares them extern).
+template htc::DecideOptions nexp::bind<htc::DecideOptions>(const nexp::Params&);
+template htc::ScalingOptions nexp::bind<htc::ScalingOptions>(const nexp::Params&);
+template htc::DensityOptions nexp::bind<htc::DensityOptions>(const nexp::Params&);
+template htc::AgreementOptions nexp::bind<htc::AgreementOptions>(const nexp::Params&);
+template htc::NumericOptions nexp::bind<htc::NumericOptions>(const nexp::Params&);
+
 namespace {
 
 using nexp::Direction;
-using nexp::Param;
 
 void register_metrics(nexp::Registrar& r) {
   r.metric("graphs", Direction::None, "number of graphs decided");
@@ -64,101 +70,49 @@ void register_metrics(nexp::Registrar& r) {
 }
 
 void register_datasets(nexp::Registrar& r) {
-  r.dataset("htc.semid_dir", "SEMID's L/O matrix files: every <name>_L.txt / <name>_O.txt pair of a folder",
-            htc::make_semid_dir)
-      .param(Param::string("dir", "plugins/htc/data/semid-0.4.2/graphs",
-                           "the folder of <name>_L.txt / <name>_O.txt pairs (relative to the working directory)"))
-      .param(Param::string("reference", "auto",
-                           "SEMID's results.csv to compare with; auto: DIR/results.csv or DIR/../results.csv if present; "
-                           "none: no comparison"))
-      .param(Param::string("match", "", "only the graphs whose name matches this regular expression (empty: all)"));
-  r.dataset("htc.edge_list", "mixed graphs as edge lists: `nodes N`, then `i -> j` and `i <-> j` lines (1-based)",
-            htc::make_edge_list)
-      .param(Param::string("path", "", "an edge-list file, or a folder whose *.edges files are read").required());
-  std::vector<std::string> families = htc::family_names();
-  families.push_back("custom");
-  r.dataset("htc.random", "random mixed graphs of one family (DAG or cyclic, sparse, dense, near the boundary)",
-            htc::make_random)
-      .param(Param::string("family", "dag_sparse", "graph family; custom uses acyclic, p_directed and p_bidirected")
-                 .choices(families))
-      .param(Param::integer("n", 20, "nodes per graph").min(1))
-      .param(Param::integer("graphs", 100, "number of graphs").min(1))
-      .param(Param::boolean("acyclic", true, "custom family: DAG in a random order (else any directed graph)"))
-      .param(Param::real("p_directed", 0.1, "custom family: probability of each directed edge").range(0, 1))
-      .param(Param::real("p_bidirected", 0.1, "custom family: probability of each bidirected edge").range(0, 1));
+  r.dataset<htc::SemidDirOptions>(
+      "htc.semid_dir", "SEMID's L/O matrix files: every <name>_L.txt / <name>_O.txt pair of a folder",
+      htc::make_semid_dir);
+  r.dataset<htc::EdgeListOptions>(
+      "htc.edge_list", "mixed graphs as edge lists: `nodes N`, then `i -> j` and `i <-> j` lines (1-based)",
+      htc::make_edge_list);
+  r.dataset<htc::RandomGraphsOptions>(
+      "htc.random", "random mixed graphs of one family (DAG or cyclic, sparse, dense, near the boundary)",
+      htc::make_random);
 }
 
 void register_methods(nexp::Registrar& r) {
-  auto& decide = r.method("htc.decide", "decide generic identifiability (HTC or edgewise) of every graph of a data set",
-                          htc::run_decide);
-  htc::add_decide_params(decide);
-  decide.param(Param::boolean("nonid", true, "also run the generic non-identifiability check (FDD 2012 Theorem 2)"))
-      .param(Param::integer("nonid_max_nodes", 200, "skip that check above this many nodes (its network has n^2 nodes)")
-                 .min(0))
-      .param(Param::integer("json_graphs", 1000, "write artifacts/graphs/<name>.json for the first this many graphs")
-                 .min(0))
-      .param(Param::real("min_seconds", 0.0, "repeat each decision until this much time has passed (stable timings)")
-                 .min(0))
-      .param(Param::boolean("export_graphs", false,
-                            "also write each graph as SEMID matrix files artifacts/graph_files/<name>_L.txt, _O.txt"))
+  r.method("htc.decide", "decide generic identifiability (HTC or edgewise) of every graph of a data set",
+           htc::run_decide)
+      .options<htc::DecideOptions>()
       .produces({"graphs", "identifiable", "identifiable_graphs", "solved_nodes", "solved_edges",
                  "solved_edge_fraction", "seconds", "cpu_seconds", "error_bound", "memory_bytes", "nonidentifiable_graphs", "reference_graphs",
                  "agree_graphs", "speedup"})
       .accepts({"htc.*"});
 
-  auto& scaling = r.method("htc.scaling", "running time against n per graph family and algorithm, with log-log slopes",
-                           htc::run_scaling);
-  htc::add_decide_params(scaling);
   std::vector<std::string> slope_metrics = {"disagreements", "cpu_seconds"};
   for (const char* algorithm : {"classic", "randomized"})
     for (const auto& family : htc::family_names()) slope_metrics.push_back(std::string("slope_") + algorithm + "_" + family);
-  scaling.param(Param::ints("ns", {10, 20, 40, 80, 160, 320}, "numbers of nodes").min(2))
-      .param(Param::strings("families", htc::family_names(), "graph families").choices(htc::family_names()))
-      .param(Param::strings("algorithms", {"classic", "randomized"}, "algorithms to time").choices({"classic", "randomized"}))
-      .param(Param::integer("reps", 3, "graphs per family and n").min(1))
-      .param(Param::real("budget_seconds", 60.0, "after one decision slower than this, larger n are skipped").min(0))
-      .param(Param::real("min_seconds", 0.05, "repeat fast decisions until this much time has passed").min(0))
-      .param(Param::integer("fit_min_n", 20, "fit the slope on n >= this").min(1))
+  r.method("htc.scaling", "running time against n per graph family and algorithm, with log-log slopes", htc::run_scaling)
+      .options<htc::ScalingOptions>()
       .produces(slope_metrics);
 
   r.method("htc.density", "identifiability against edge density: where random graphs stop being identifiable",
            htc::run_density)
-      .param(Param::integer("n", 20, "nodes per graph").min(2))
-      .param(Param::integer("graphs", 200, "graphs per density").min(1))
-      .param(Param::reals("densities", {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2},
-                          "expected (|D| + |B|) / (n (n - 1) / 2)")
-                 .min(0))
-      .param(Param::boolean("acyclic", true, "DAGs (else any directed graph)"))
-      .param(Param::real("directed_share", 0.55, "share of the expected edges that are directed").range(0, 1))
-      .param(Param::integer("equivalence_max_parents", 8,
-                            "check the edgewise closure against the full subset search on graphs with in-degree <= this")
-                 .min(0))
-      .param(Param::integer("equivalence_graphs", 50, "and on at most this many graphs per density").min(0))
+      .options<htc::DensityOptions>()
       .produces({"boundary_density", "edgewise_gain_graphs", "equivalence_checked", "equivalence_agree",
                  "dimension_violations"});
 
   r.method("htc.agreement", "randomized against classic HTC (and edgewise closure against subset search) on random graphs",
            htc::run_agreement)
-      .param(Param::ints("ns", {6, 10, 15, 20, 30}, "numbers of nodes").min(2))
-      .param(Param::strings("families", htc::family_names(), "graph families").choices(htc::family_names()))
-      .param(Param::integer("graphs", 100, "graphs per family and n").min(1))
-      .param(Param::integer("small_prime", 101, "a small prime for a second randomized run, to show one-sided errors")
-                 .min(2))
-      .param(Param::integer("equivalence_max_parents", 8,
-                            "compare edgewise closure and full subset search on graphs with in-degree <= this")
-                 .min(0))
+      .options<htc::AgreementOptions>()
       .produces({"graphs", "agree_graphs", "false_positives", "false_negatives", "false_negatives_small_prime",
                  "expected_misses_bound", "expected_misses_bound_small_prime", "graphs_missed_small_prime",
                  "equivalence_checked",
                  "equivalence_agree"});
 
-  auto& numeric = r.method("htc.numeric", "recover Lambda and Omega from simulated data; error against sample size",
-                           htc::run_numeric);
-  htc::add_decide_params(numeric);
-  numeric.param(Param::string("family", "dag_sparse", "graph family").choices(htc::family_names()))
-      .param(Param::integer("n", 20, "nodes per graph").min(2))
-      .param(Param::integer("graphs", 5, "graphs (each with its own random SEM)").min(1))
-      .param(Param::ints("samples", {100, 1000, 10000, 100000, 1000000}, "sample sizes N").min(2))
+  r.method("htc.numeric", "recover Lambda and Omega from simulated data; error against sample size", htc::run_numeric)
+      .options<htc::NumericOptions>()
       .produces({"error_population", "error_smallest_sample", "error_largest_sample", "error_largest_sample_square",
                  "typical_error_largest_sample", "error_slope", "typical_error_slope"});
 }

@@ -9,7 +9,7 @@
 
 namespace htc {
 
-Identification tian_decompose(const MixedGraph& g, const Criterion& criterion) {
+Identification tian_decompose(const MixedGraph& g, const CriterionFn& criterion) {
   const int n = g.num_nodes();
   const auto blocks = g.strong_components();  // topological order
   std::vector<int> block_of(n);

@@ -6,18 +6,16 @@
 
 namespace {
 
-using nexp::Param;
+std::shared_ptr<nexp::DeviceBackend> make_backend(const nexp::Params& params) {
+  const auto o = nexp::bind<simaccel::DeviceOptions>(params);
+  o.check();
+  return std::make_shared<simaccel::SimAccelBackend>(o);
+}
 
 void register_components(nexp::Registrar& r) {
   r.device_backend("simaccel", "simulated accelerator (computes on the host CPU) with telemetry and fault injection",
-                   [](const nexp::Params& options) { return std::make_shared<simaccel::SimAccelBackend>(simaccel::Options::from(options)); })
-      .param(Param::integer("devices", 2, "number of simaccel devices").range(1, 64))
-      .param(Param::integer("memory_mb", 16384, "memory per device in MiB").range(1, 1 << 24))
-      .param(Param::string("fault", "none", "fault to inject").choices({"none", "stuck", "ecc_storm", "link_flap", "slowdown"}))
-      .param(Param::integer("fault_device", 0, "which device carries the fault").range(0, 63))
-      .param(Param::integer("onset_step", 3, "first step at which the fault strikes").min(0))
-      .param(Param::real("stuck_seconds", 0.5, "how long each step hangs under the stuck fault").range(0, 3600))
-      .param(Param::real("slowdown_factor", 5.0, "clock reduction (and step slowdown) under the slowdown fault").range(1, 1000))
+                   make_backend)
+      .options<simaccel::DeviceOptions>()
       .auto_priority(-10);
 
   r.metric("max_error", nexp::Direction::Minimize, "largest relative error of the known-answer matmul over all steps");
@@ -28,9 +26,7 @@ void register_components(nexp::Registrar& r) {
 
   r.method("simaccel.burn_in", "known-answer matmul QA test on the run's device (any backend; simaccel reserves its memory)",
            simaccel::run_burn_in)
-      .param(Param::integer("steps", 20, "matmul steps").range(1, 1000000))
-      .param(Param::integer("size", 128, "matrix size").range(2, 16384))
-      .param(Param::real("tolerance", 1e-3, "largest acceptable relative error").range(0, 1))
+      .options<simaccel::BurnInOptions>()
       .produces({"max_error", "passed", "health_ok", "ecc_errors", "step_seconds"});
 }
 

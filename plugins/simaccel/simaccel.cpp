@@ -5,28 +5,35 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <thread>
 
 namespace simaccel {
 
-Options Options::from(const nexp::Params& p) {
-  Options o;
-  o.devices = static_cast<int>(p.get_int("devices"));
-  o.memory_mb = p.get_int("memory_mb");
-  o.fault = p.get_string("fault");
-  o.fault_device = static_cast<int>(p.get_int("fault_device"));
-  o.onset_step = p.get_int("onset_step");
-  o.stuck_seconds = p.get_float("stuck_seconds");
-  o.slowdown_factor = p.get_float("slowdown_factor");
-  if (o.fault != "none" && o.fault_device >= o.devices)
-    throw nexp::ConfigError(fmt::format("device option fault_device = {} but simaccel has only {} devices (devices option); "
-                                        "put the fault on a device that exists",
-                                        o.fault_device, o.devices));
-  return o;
+const std::vector<std::pair<std::string, Fault>>& fault_names() {
+  static const std::vector<std::pair<std::string, Fault>> names = {{"none", Fault::None},
+                                                                   {"stuck", Fault::Stuck},
+                                                                   {"ecc_storm", Fault::EccStorm},
+                                                                   {"link_flap", Fault::LinkFlap},
+                                                                   {"slowdown", Fault::Slowdown}};
+  return names;
 }
 
-SimAccelDevice::SimAccelDevice(int index, Options options)
-    : index_(index), options_(std::move(options)), faulty_(options_.fault != "none" && options_.fault_device == index) {}
+const std::string& fault_name(Fault fault) {
+  for (const auto& [name, value] : fault_names())
+    if (value == fault) return name;
+  throw std::logic_error("simaccel: a fault without a name");
+}
+
+void DeviceOptions::check() const {
+  if (fault != Fault::None && fault_device >= devices)
+    throw nexp::ConfigError(fmt::format("device option fault_device = {} but simaccel has only {} devices (devices option); "
+                                        "put the fault on a device that exists",
+                                        fault_device, devices));
+}
+
+SimAccelDevice::SimAccelDevice(int index, DeviceOptions options)
+    : index_(index), options_(std::move(options)), faulty_(options_.fault != Fault::None && options_.fault_device == index) {}
 
 nexp::DeviceInfo SimAccelDevice::info() const {
   nexp::DeviceInfo i;
@@ -38,7 +45,7 @@ nexp::DeviceInfo SimAccelDevice::info() const {
   i.cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   i.details["firmware"] = "sa1-fw 1.4.2";
   i.details["link"] = "4 x SA-Link (emulated)";
-  i.details["injected_fault"] = faulty_ ? fmt::format("{} from step {}", options_.fault, options_.onset_step) : "none";
+  i.details["injected_fault"] = faulty_ ? fmt::format("{} from step {}", fault_name(options_.fault), options_.onset_step) : "none";
   i.details["torch"] = "usable";
   return i;
 }
@@ -78,22 +85,29 @@ void SimAccelDevice::on_step(std::int64_t step) {
     power_ = 350.0;
     const bool active = faulty_ && step >= options_.onset_step;
     if (!active) return;
-    if (options_.fault == "ecc_storm") {
-      ecc_sbe_ += 2500.0;
-      if ((step - options_.onset_step) % 4 == 0) ecc_dbe_ += 1;
-    } else if (options_.fault == "link_flap") {
-      link_up_ = (step - options_.onset_step) % 3 != 0;
-      link_errors_ += 64.0;
-    } else if (options_.fault == "slowdown") {
-      temperature_ = 96.0;
-      throttled_ = true;
-      clock_ = 1980.0 / options_.slowdown_factor;
-      sleep_seconds = 0.01 * (options_.slowdown_factor - 1.0);
-    } else if (options_.fault == "stuck") {
-      hung_ = true;
-      utilization_ = 100.0;
-      power_ = 120.0;
-      sleep_seconds = options_.stuck_seconds;
+    switch (options_.fault) {
+      case Fault::EccStorm:
+        ecc_sbe_ += 2500.0;
+        if ((step - options_.onset_step) % 4 == 0) ecc_dbe_ += 1;
+        break;
+      case Fault::LinkFlap:
+        link_up_ = (step - options_.onset_step) % 3 != 0;
+        link_errors_ += 64.0;
+        break;
+      case Fault::Slowdown:
+        temperature_ = 96.0;
+        throttled_ = true;
+        clock_ = 1980.0 / options_.slowdown_factor;
+        sleep_seconds = 0.01 * (options_.slowdown_factor - 1.0);
+        break;
+      case Fault::Stuck:
+        hung_ = true;
+        utilization_ = 100.0;
+        power_ = 120.0;
+        sleep_seconds = options_.stuck_seconds;
+        break;
+      case Fault::None:
+        break;
     }
   }
   // The emulated device is slower (or hangs): the caller's step takes this much longer.
@@ -115,16 +129,16 @@ void SimAccelDevice::release(std::int64_t bytes) {
   memory_used_ = std::max<std::int64_t>(0, memory_used_ - bytes);
 }
 
-SimAccelBackend::SimAccelBackend(Options options) {
+SimAccelBackend::SimAccelBackend(DeviceOptions options) {
   for (int i = 0; i < options.devices; ++i) devices_.push_back(std::make_shared<SimAccelDevice>(i, options));
 }
 
 // ---------------------------------------------------------------- simaccel.burn_in
 
 void run_burn_in(nexp::RunContext& ctx) {
-  const auto& p = ctx.params();
-  const std::int64_t n = p.get_int("size"), steps = p.get_int("steps");
-  const double tolerance = p.get_float("tolerance");
+  const auto o = ctx.options<BurnInOptions>();
+  const std::int64_t n = o.size, steps = o.steps;
+  const double tolerance = o.tolerance;
   auto* accel = dynamic_cast<SimAccelDevice*>(&ctx.device());
   const std::int64_t bytes = 3 * n * n * static_cast<std::int64_t>(sizeof(float));
   if (accel) accel->reserve(bytes);

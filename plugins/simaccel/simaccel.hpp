@@ -18,24 +18,57 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace simaccel {
 
-struct Options {
+enum class Fault { None, Stuck, EccStorm, LinkFlap, Slowdown };
+// The names configs use for the faults: none, stuck, ecc_storm, link_flap, slowdown.
+const std::vector<std::pair<std::string, Fault>>& fault_names();
+const std::string& fault_name(Fault fault);
+
+// The backend's options: a config's `device:` map less its id.
+struct DeviceOptions {
   int devices = 2;
   std::int64_t memory_mb = 16384;
-  std::string fault = "none";  // none, stuck, ecc_storm, link_flap, slowdown
+  Fault fault = Fault::None;
   int fault_device = 0;
   std::int64_t onset_step = 3;
   double stuck_seconds = 0.5;
   double slowdown_factor = 5.0;
-  static Options from(const nexp::Params& p);
+
+  static void declare(nexp::Options<DeviceOptions>& o) {
+    o.add("devices", &DeviceOptions::devices, "number of simaccel devices").range(1, 64);
+    o.add("memory_mb", &DeviceOptions::memory_mb, "memory per device in MiB").range(1, 1 << 24);
+    o.add("fault", &DeviceOptions::fault, "fault to inject", fault_names());
+    o.add("fault_device", &DeviceOptions::fault_device, "which device carries the fault").range(0, 63);
+    o.add("onset_step", &DeviceOptions::onset_step, "first step at which the fault strikes").min(0);
+    o.add("stuck_seconds", &DeviceOptions::stuck_seconds, "how long each step hangs under the stuck fault").range(0, 3600);
+    o.add("slowdown_factor", &DeviceOptions::slowdown_factor,
+          "clock reduction (and step slowdown) under the slowdown fault")
+        .range(1, 1000);
+  }
+  // Throws nexp::ConfigError when the fault sits on a device the backend does not have.
+  void check() const;
+};
+
+// simaccel.burn_in's options.
+struct BurnInOptions {
+  std::int64_t steps = 20;
+  std::int64_t size = 128;
+  double tolerance = 1e-3;
+
+  static void declare(nexp::Options<BurnInOptions>& o) {
+    o.add("steps", &BurnInOptions::steps, "matmul steps").range(1, 1000000);
+    o.add("size", &BurnInOptions::size, "matrix size").range(2, 16384);
+    o.add("tolerance", &BurnInOptions::tolerance, "largest acceptable relative error").range(0, 1);
+  }
 };
 
 class SimAccelDevice final : public nexp::Device {
  public:
-  SimAccelDevice(int index, Options options);
+  SimAccelDevice(int index, DeviceOptions options);
   nexp::DeviceInfo info() const override;
   nexp::Telemetry telemetry() const override;
   nexp::Health health() const override;
@@ -47,11 +80,11 @@ class SimAccelDevice final : public nexp::Device {
   std::int64_t reserve(std::int64_t bytes);
   void release(std::int64_t bytes);
   bool faulty() const { return faulty_; }
-  const std::string& fault() const { return options_.fault; }
+  Fault fault() const { return options_.fault; }
 
  private:
   int index_;
-  Options options_;
+  DeviceOptions options_;
   bool faulty_;  // this device carries the injected fault
   mutable std::mutex mutex_;
   std::int64_t steps_ = 0, memory_used_ = 0;
@@ -62,7 +95,7 @@ class SimAccelDevice final : public nexp::Device {
 
 class SimAccelBackend final : public nexp::DeviceBackend {
  public:
-  explicit SimAccelBackend(Options options);
+  explicit SimAccelBackend(DeviceOptions options);
   std::vector<std::shared_ptr<nexp::Device>> devices() override { return devices_; }
 
  private:

@@ -620,3 +620,23 @@ TEST(Generators, SparseGraphsOfThousandsOfNodesAreCheapAndDecidedInSeconds) {
   const Identification c = htc_classic(g);
   EXPECT_EQ(r.solved_parents, c.solved_parents);
 }
+
+TEST(Options, ConfigValuesBindToTheDecisionOptionsAndThePrimeIsChecked) {
+  const nexp::Params given({{"algorithm", std::string("classic")},
+                            {"criterion", std::string("edgewise")},
+                            {"prime", std::int64_t{101}}});
+  auto o = nexp::bind<DecideOptions>(given);
+  EXPECT_EQ(o.algorithm, Algorithm::Classic);
+  EXPECT_EQ(o.criterion, Criterion::Edgewise);
+  EXPECT_EQ(o.max_subset_size, 3);  // not given: the declared default
+  EXPECT_EQ(o.json_graphs, 1000);
+  EXPECT_NO_THROW(o.check());
+  EXPECT_EQ(o.randomized(7).prime, 101u);
+  EXPECT_EQ(o.randomized(7).seed, 7u);
+  o.prime = 100;
+  EXPECT_THROW(o.check(), nexp::ConfigError);
+  o.prime = (std::int64_t{1} << 62) + 135;  // not below 2^62: a prime too large for the field's arithmetic
+  EXPECT_TRUE(is_prime(static_cast<u64>(o.prime)));
+  EXPECT_THROW(o.check(), nexp::ConfigError);
+  EXPECT_EQ(algorithm_named("randomized"), Algorithm::Randomized);
+}

@@ -8,8 +8,8 @@
 
 namespace {
 
-simaccel::Options with_fault(const std::string& fault) {
-  simaccel::Options o;
+simaccel::DeviceOptions with_fault(simaccel::Fault fault) {
+  simaccel::DeviceOptions o;
   o.fault = fault;
   o.onset_step = 3;
   o.stuck_seconds = 0.05;
@@ -22,7 +22,7 @@ double value(const nexp::Telemetry& t, const char* key) { return t.values.at(key
 }  // namespace
 
 TEST(SimAccel, HealthyDeviceStaysHealthyUnderLoad) {
-  simaccel::SimAccelDevice d(0, simaccel::Options{});
+  simaccel::SimAccelDevice d(0, simaccel::DeviceOptions{});
   for (int s = 1; s <= 20; ++s) d.on_step(s);
   const auto t = d.telemetry();
   EXPECT_TRUE(d.health().ok);
@@ -34,7 +34,7 @@ TEST(SimAccel, HealthyDeviceStaysHealthyUnderLoad) {
 }
 
 TEST(SimAccel, EccStormStartsAtOnsetOnTheFaultyDeviceOnly) {
-  simaccel::SimAccelDevice faulty(0, with_fault("ecc_storm")), other(1, with_fault("ecc_storm"));
+  simaccel::SimAccelDevice faulty(0, with_fault(simaccel::Fault::EccStorm)), other(1, with_fault(simaccel::Fault::EccStorm));
   for (int s = 1; s <= 2; ++s) faulty.on_step(s), other.on_step(s);
   EXPECT_EQ(value(faulty.telemetry(), "ecc_sbe_total"), 0) << "before the onset step";
   for (int s = 3; s <= 10; ++s) faulty.on_step(s), other.on_step(s);
@@ -46,7 +46,7 @@ TEST(SimAccel, EccStormStartsAtOnsetOnTheFaultyDeviceOnly) {
 }
 
 TEST(SimAccel, LinkFlapTakesTheLinkDownEveryThirdStep) {
-  simaccel::SimAccelDevice d(0, with_fault("link_flap"));
+  simaccel::SimAccelDevice d(0, with_fault(simaccel::Fault::LinkFlap));
   int down = 0;
   for (int s = 1; s <= 11; ++s) {
     d.on_step(s);
@@ -57,7 +57,7 @@ TEST(SimAccel, LinkFlapTakesTheLinkDownEveryThirdStep) {
 }
 
 TEST(SimAccel, SlowdownThrottlesAndSlowsSteps) {
-  simaccel::SimAccelDevice d(0, with_fault("slowdown"));
+  simaccel::SimAccelDevice d(0, with_fault(simaccel::Fault::Slowdown));
   d.on_step(1);
   EXPECT_EQ(value(d.telemetry(), "throttled"), 0);
   const auto t0 = std::chrono::steady_clock::now();
@@ -70,7 +70,7 @@ TEST(SimAccel, SlowdownThrottlesAndSlowsSteps) {
 }
 
 TEST(SimAccel, StuckDeviceHangsEachStep) {
-  simaccel::SimAccelDevice d(0, with_fault("stuck"));
+  simaccel::SimAccelDevice d(0, with_fault(simaccel::Fault::Stuck));
   const auto t0 = std::chrono::steady_clock::now();
   d.on_step(3);
   EXPECT_GE(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 0.049);
@@ -78,7 +78,7 @@ TEST(SimAccel, StuckDeviceHangsEachStep) {
 }
 
 TEST(SimAccel, MemoryLimitIsEnforced) {
-  simaccel::Options o;
+  simaccel::DeviceOptions o;
   o.memory_mb = 1;
   simaccel::SimAccelDevice d(0, o);
   EXPECT_EQ(d.reserve(512 << 10), 512 << 10);
@@ -88,11 +88,23 @@ TEST(SimAccel, MemoryLimitIsEnforced) {
 }
 
 TEST(SimAccel, BackendListsItsDevicesWithTheirOwnIds) {
-  simaccel::Options o;
+  simaccel::DeviceOptions o;
   o.devices = 3;
   simaccel::SimAccelBackend b(o);
   auto devices = b.devices();
   ASSERT_EQ(devices.size(), 3u);
   EXPECT_EQ(devices[2]->info().id, "simaccel:2");
   EXPECT_EQ(devices[2]->info().memory_bytes, 16384ll << 20);
+}
+
+TEST(SimAccel, DeviceOptionsBindFromConfigValuesAndRefuseAFaultOnAMissingDevice) {
+  const nexp::Params given({{"fault", std::string("link_flap")}, {"fault_device", std::int64_t{2}}});
+  auto o = nexp::bind<simaccel::DeviceOptions>(given);
+  EXPECT_EQ(o.fault, simaccel::Fault::LinkFlap);
+  EXPECT_EQ(o.fault_device, 2);
+  EXPECT_EQ(o.devices, 2);  // not given: the declared default
+  EXPECT_EQ(simaccel::fault_name(o.fault), "link_flap");
+  EXPECT_THROW(o.check(), nexp::ConfigError);  // device 2 of devices 0 and 1
+  o.devices = 3;
+  EXPECT_NO_THROW(o.check());
 }
