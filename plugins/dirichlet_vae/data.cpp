@@ -15,9 +15,9 @@ namespace dirichlet_vae {
 
 namespace {
 
-at::Generator generator_for(const nexp::Params& p, nexp::RunContext& ctx) {
-  const std::int64_t seed = p.get_int("data_seed");
-  return at::make_generator<at::CPUGeneratorImpl>(seed >= 0 ? static_cast<std::uint64_t>(seed) : ctx.seed());
+at::Generator generator_for(const MixingOptions& o, nexp::RunContext& ctx) {
+  return at::make_generator<at::CPUGeneratorImpl>(o.data_seed >= 0 ? static_cast<std::uint64_t>(o.data_seed)
+                                                                    : ctx.seed());
 }
 
 at::Tensor dirichlet_abundances(std::int64_t n, std::int64_t K, double alpha0, const at::Generator& gen) {
@@ -109,25 +109,20 @@ std::vector<std::int64_t> successive_projections(const at::Tensor& spectra, std:
   return picks;
 }
 
-std::shared_ptr<nexp::Dataset> make_synthetic(const nexp::Params& p, nexp::RunContext& ctx) {
-  auto gen = generator_for(p, ctx);
-  return std::make_shared<MixtureData>(synthetic_mixture(p.get_int("n"), p.get_int("d"), p.get_int("K"),
-                                                         p.get_float("alpha0"), p.get_float("noise"), gen));
+std::shared_ptr<nexp::Dataset> make_synthetic(const SyntheticOptions& o, nexp::RunContext& ctx) {
+  return std::make_shared<MixtureData>(synthetic_mixture(o.n, o.d, o.K, o.alpha0, o.noise, generator_for(o, ctx)));
 }
 
-std::shared_ptr<nexp::Dataset> make_unmixing(const nexp::Params& p, nexp::RunContext& ctx) {
-  const std::string source = p.get_string("source");
-  const at::Tensor library = load_spectra(source, nexp::data_dir());
-  const std::int64_t K = p.get_int("K");
-  if (K > library.size(0))
+std::shared_ptr<nexp::Dataset> make_unmixing(const UnmixingOptions& o, nexp::RunContext& ctx) {
+  const at::Tensor library = load_spectra(o.source, nexp::data_dir());
+  if (o.K > library.size(0))
     throw nexp::ConfigError(fmt::format("dirichlet_vae.unmixing: K = {} endmembers, but the {} library holds {} "
-                                        "spectra; choose K <= {}", K, source, library.size(0), library.size(0)));
-  const auto picks = successive_projections(library, K);
+                                        "spectra; choose K <= {}", o.K, o.source, library.size(0), library.size(0)));
+  const auto picks = successive_projections(library, o.K);
   const at::Tensor endmembers = library.index_select(0, at::tensor(picks, at::kLong));
-  auto gen = generator_for(p, ctx);
-  auto m = std::make_shared<MixtureData>(mix(endmembers, p.get_int("n"), p.get_float("alpha0"), p.get_float("snr_db"), gen));
-  m->name = "dirichlet_vae.unmixing(" + source + ")";
-  ctx.log().info("{} endmembers: library rows {}", source, fmt::join(picks, ", "));
+  auto m = std::make_shared<MixtureData>(mix(endmembers, o.n, o.alpha0, o.snr_db, generator_for(o, ctx)));
+  m->name = "dirichlet_vae.unmixing(" + o.source + ")";
+  ctx.log().info("{} endmembers: library rows {}", o.source, fmt::join(picks, ", "));
   return m;
 }
 

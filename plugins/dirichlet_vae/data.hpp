@@ -42,9 +42,47 @@ at::Tensor load_spectra(const std::string& source, const std::filesystem::path& 
 // large volume (each pick has the largest residual after projecting out the previous picks).
 std::vector<std::int64_t> successive_projections(const at::Tensor& spectra, std::int64_t K);
 
+// The options of the two data sets: what both draw abundances with, then each one's own.
+struct MixingOptions {
+  double alpha0 = 1.0;
+  std::int64_t data_seed = -1;  // -1: the run's seed
+
+  static void declare(nexp::Options<MixingOptions>& o) {
+    o.add("alpha0", &MixingOptions::alpha0, "concentration of the abundances").min(1e-4);
+    o.add("data_seed", &MixingOptions::data_seed, "seed of the data (-1: the run's seed)").min(-1);
+  }
+};
+
+struct SyntheticOptions : MixingOptions {
+  std::int64_t n = 2000, d = 12, K = 3;
+  double noise = 0.1;
+
+  static void declare(nexp::Options<SyntheticOptions>& o) {
+    o.add("n", &SyntheticOptions::n, "number of data points").min(2);
+    o.add("d", &SyntheticOptions::d, "data dimension").min(1);
+    o.add("K", &SyntheticOptions::K, "number of endmembers").min(2);
+    o.add("noise", &SyntheticOptions::noise, "standard deviation of the Gaussian noise").min(0);
+    o.inherit<MixingOptions>();
+  }
+};
+
+struct UnmixingOptions : MixingOptions {
+  std::string source = "gasoline";  // a file name: <data_dir>/dirichlet_vae/<source>.csv
+  std::int64_t K = 3, n = 2000;
+  double snr_db = 30.0;
+
+  static void declare(nexp::Options<UnmixingOptions>& o) {
+    o.add("source", &UnmixingOptions::source, "spectral library").choices({"gasoline", "tecator"});
+    o.add("K", &UnmixingOptions::K, "endmembers, picked from the library by successive projections").range(2, 8);
+    o.add("n", &UnmixingOptions::n, "number of mixed pixels").min(2);
+    o.add("snr_db", &UnmixingOptions::snr_db, "signal-to-noise ratio of the centred signal, decibels");
+    o.inherit<MixingOptions>();
+  }
+};
+
 // nexp dataset factories.
-std::shared_ptr<nexp::Dataset> make_synthetic(const nexp::Params& p, nexp::RunContext& ctx);
-std::shared_ptr<nexp::Dataset> make_unmixing(const nexp::Params& p, nexp::RunContext& ctx);
+std::shared_ptr<nexp::Dataset> make_synthetic(const SyntheticOptions& o, nexp::RunContext& ctx);
+std::shared_ptr<nexp::Dataset> make_unmixing(const UnmixingOptions& o, nexp::RunContext& ctx);
 
 // The run's data as a MixtureData: a dirichlet_vae data set as is, a core TensorDataset (MNIST, ...) as
 // its training rows flattened to [N, d].

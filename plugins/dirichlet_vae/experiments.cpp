@@ -24,11 +24,15 @@ namespace {
 // ---------------------------------------------------------------------------------------------------
 // Resolving a config against the data
 
-// K, alpha0 and the decoder variance: every method has these parameters.
-ModelOptions model_options(const nexp::Params& p, const MixtureData& data, const std::string& method) {
+// The model of a method's options on the data: K and alpha0 from the options or the data set, the
+// decoder variance by its mode, and the architecture (defaults for threshold, which trains nothing).
+ModelOptions model_options(const SimplexOptions& simplex, const VarianceOptions& variance,
+                           const ArchitectureOptions& architecture, const MixtureData& data,
+                           const std::string& method) {
   ModelOptions o;
-  if (p.has("K")) {
-    o.K = p.get_int("K");
+  static_cast<ArchitectureOptions&>(o) = architecture;
+  if (simplex.K) {
+    o.K = *simplex.K;
   } else if (data.K > 0) {
     o.K = data.K;
   } else {
@@ -36,56 +40,44 @@ ModelOptions model_options(const nexp::Params& p, const MixtureData& data, const
                                         "endmembers; give the number of simplex vertices, e.g. params.K=8",
                                         method, data.name));
   }
-  o.alpha0 = p.has("alpha0") ? p.get_float("alpha0") : (data.alpha0 > 0 ? data.alpha0 : 1.0);
-  const std::string& mode = p.get_string("sigma2_mode");
-  if (mode == "fixed") {
-    o.sigma2 = p.get_float("sigma2");
-  } else if (mode == "noise") {
-    if (data.noise_var <= 0)
-      throw nexp::ConfigError(fmt::format("{}: sigma2_mode 'noise' takes the decoder variance from the data set's "
-                                          "noise, but {} does not know it; use sigma2_mode fixed or learned",
-                                          method, data.name));
-    o.sigma2 = data.noise_var;
-  } else {
-    // Learned: start at the collapsed point's optimum tr(C) / d.
-    o.learn_sigma2 = true;
-    o.sigma2 = (data.x - data.x.mean(0)).pow(2).sum(1).mean().item<double>() / static_cast<double>(data.x.size(1));
+  o.alpha0 = simplex.alpha0.value_or(data.alpha0 > 0 ? data.alpha0 : 1.0);
+  switch (variance.sigma2_mode) {
+    case Sigma2Mode::Fixed:
+      o.sigma2 = variance.sigma2;
+      break;
+    case Sigma2Mode::Noise:
+      if (data.noise_var <= 0)
+        throw nexp::ConfigError(fmt::format("{}: sigma2_mode 'noise' takes the decoder variance from the data set's "
+                                            "noise, but {} does not know it; use sigma2_mode fixed or learned",
+                                            method, data.name));
+      o.sigma2 = data.noise_var;
+      break;
+    case Sigma2Mode::Learned:
+      // Start at the collapsed point's optimum tr(C) / d.
+      o.learn_sigma2 = true;
+      o.sigma2 = (data.x - data.x.mean(0)).pow(2).sum(1).mean().item<double>() / static_cast<double>(data.x.size(1));
+      break;
   }
   return o;
 }
 
-// The architecture and training parameters of train, scan and collapse_sweep.
-void add_architecture(const nexp::Params& p, ModelOptions& o) {
-  o.decoder = decoder_from_name(p.get_string("decoder"));
-  o.hidden = p.get_int("hidden");
-  o.decoder_hidden = p.get_int("decoder_hidden");
-  o.encoder_pca = p.get_int("encoder_pca");
-  o.init_scale = p.get_float("init_scale");
-  o.single_precision = p.get_string("precision") == "float32";
-}
-
-TrainOptions train_options(const nexp::Params& p, const ModelOptions& o, const std::string& method) {
-  TrainOptions t;
-  t.steps = p.get_int("steps");
-  t.lr = p.get_float("lr");
-  t.lr_final = p.get_float("lr_final");
-  t.elbo = elbo_from_name(p.get_string("elbo"));
-  t.mc_samples = p.get_int("mc_samples");
-  if (t.elbo == ElboKind::Exact && o.decoder == DecoderKind::Mlp)
+TrainOptions train_options(const TrainingOptions& training, const std::string& method) {
+  if (training.elbo == ElboKind::Exact && training.decoder == DecoderKind::Mlp)
     throw nexp::ConfigError(fmt::format("{}: the exact ELBO needs a linear decoder (linear or archetypal); with "
                                         "decoder: mlp set elbo: mc", method));
+  TrainOptions t;
+  static_cast<FitOptions&>(t) = training;
   return t;
 }
 
 double threshold_sigma2(const ModelOptions& o) { return o.learn_sigma2 ? -1.0 : o.sigma2; }
 
 // beta from params.beta or params.beta_ratio (exactly one).
-double resolve_beta(const nexp::Params& p, double beta_c, const std::string& method) {
-  const bool has_beta = p.has("beta"), has_ratio = p.has("beta_ratio");
-  if (has_beta == has_ratio)
+double resolve_beta(const BetaOptions& b, double beta_c, const std::string& method) {
+  if (b.beta.has_value() == b.beta_ratio.has_value())
     throw nexp::ConfigError(fmt::format("{}: give exactly one of params.beta (absolute) and params.beta_ratio "
-                                        "(beta / beta_c); found {}", method, has_beta ? "both" : "neither"));
-  return has_beta ? p.get_float("beta") : p.get_float("beta_ratio") * beta_c;
+                                        "(beta / beta_c); found {}", method, b.beta ? "both" : "neither"));
+  return b.beta ? *b.beta : *b.beta_ratio * beta_c;
 }
 
 at::Generator seeded(std::uint64_t seed) { return at::make_generator<at::CPUGeneratorImpl>(seed); }
@@ -172,15 +164,11 @@ std::vector<double> sorted_unique(std::vector<double> v) {
   return v;
 }
 
-OnsetPlan onset_plan(const nexp::Params& p, std::uint64_t seed) {
+OnsetPlan onset_plan(const GridOptions& grid, double active_tol, std::uint64_t seed) {
   OnsetPlan plan;
-  plan.ratios = p.get_floats("ratios");
-  plan.seeds = p.get_int("seeds");
+  static_cast<GridOptions&>(plan) = grid;
   plan.base_seed = seed;
-  plan.active_tol = p.get_float("active_tol");
-  plan.kl_tol = p.get_float("kl_tol");
-  plan.refine_rounds = p.get_int("refine_rounds");
-  plan.refine_points = p.get_int("refine_points");
+  plan.active_tol = active_tol;
   return plan;
 }
 
@@ -344,10 +332,10 @@ OnsetScan scan_to_onset(const MixtureData& data, const ModelOptions& model, cons
 // dirichlet_vae.threshold
 
 void run_threshold(nexp::RunContext& ctx) {
-  const auto& p = ctx.params();
+  const auto p = ctx.options<ThresholdMethodOptions>();
   MixtureData storage;
   const MixtureData& data = mixture_view(ctx, storage);
-  const ModelOptions o = model_options(p, data, ctx.method_name());
+  const ModelOptions o = model_options(p, p, {}, data, ctx.method_name());
   const ThresholdReport t = threshold_of(data.x, o.K, o.alpha0, threshold_sigma2(o));
   ctx.log().info("{}: lambda_max = {:.6g}, sigma^2 = {:.6g}, psi1(alpha0 = {}) = {:.6g}, kappa(K = {}) = {:.6g}",
                  data.name, t.lambda_max, t.sigma2, t.alpha0, t.trigamma, t.K, t.kappa);
@@ -360,7 +348,7 @@ void run_threshold(nexp::RunContext& ctx) {
   ctx.summary("gaussian_beta_c", t.gaussian);
 
   json j = threshold_json(t);
-  if (p.has("beta") || p.has("beta_ratio")) {
+  if (p.beta || p.beta_ratio) {
     const double beta = resolve_beta(p, t.beta_c, ctx.method_name());
     const std::int64_t active = predicted_active(t.spectrum, beta / t.beta_c, o.K);
     ctx.log().info("at beta = {:.6g} (beta / beta_c = {:.4g}) the local analysis predicts {} active simplex "
@@ -383,12 +371,11 @@ void run_threshold(nexp::RunContext& ctx) {
 // dirichlet_vae.train
 
 void run_train(nexp::RunContext& ctx) {
-  const auto& p = ctx.params();
+  const auto p = ctx.options<TrainMethodOptions>();
   MixtureData storage;
   const MixtureData& data = mixture_view(ctx, storage);
-  ModelOptions o = model_options(p, data, ctx.method_name());
-  add_architecture(p, o);
-  TrainOptions options = train_options(p, o, ctx.method_name());
+  const ModelOptions o = model_options(p, p, p, data, ctx.method_name());
+  TrainOptions options = train_options(p, ctx.method_name());
   const ThresholdReport t = threshold_of(data.x, o.K, o.alpha0, threshold_sigma2(o));
   const double beta = resolve_beta(p, t.beta_c, ctx.method_name()), ratio = beta / t.beta_c;
   options.betas = {beta};
@@ -405,7 +392,7 @@ void run_train(nexp::RunContext& ctx) {
     ctx.restore_rng_state();
   }
   const auto start = std::chrono::steady_clock::now();
-  const std::int64_t log_every = p.get_int("log_every"), checkpoint_every = p.get_int("checkpoint_every");
+  const std::int64_t log_every = p.log_every, checkpoint_every = p.checkpoint_every;
   auto bar = ctx.progress(options.steps, "train");
   bar.set(trainer.steps_done());
   while (!trainer.finished()) {
@@ -413,7 +400,7 @@ void run_train(nexp::RunContext& ctx) {
     bar.advance();
     const std::int64_t step = trainer.steps_done();
     if (step % log_every == 0 || trainer.finished()) {
-      const Evaluation ev = evaluate(vae, data.x, options.betas, p.get_float("active_tol"), options.elbo,
+      const Evaluation ev = evaluate(vae, data.x, options.betas, p.active_tol, options.elbo,
                                      options.mc_samples, seeded(ctx.seed() + static_cast<std::uint64_t>(step)))[0];
       ctx.log_metrics(step, {{"loss", loss}, {"kl", ev.kl}, {"active_dims", static_cast<double>(ev.active_dims)}});
       bar.note(fmt::format("kl {:.3g}", ev.kl));
@@ -426,7 +413,7 @@ void run_train(nexp::RunContext& ctx) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   // A fixed generator for the evaluation, so that a resumed run evaluates exactly like a fresh one.
-  const Evaluation ev = evaluate(vae, data.x, options.betas, p.get_float("active_tol"), options.elbo,
+  const Evaluation ev = evaluate(vae, data.x, options.betas, p.active_tol, options.elbo,
                                  options.mc_samples, seeded(ctx.seed()))[0];
   const std::int64_t predicted = predicted_active(t.spectrum, ratio, o.K);
   ctx.log().info("KL = {:.4g}, active simplex directions {} (predicted {}), reconstruction MSE {:.4g}", ev.kl,
@@ -461,14 +448,13 @@ void run_train(nexp::RunContext& ctx) {
 // dirichlet_vae.scan
 
 void run_scan(nexp::RunContext& ctx) {
-  const auto& p = ctx.params();
+  const auto p = ctx.options<ScanMethodOptions>();
   MixtureData storage;
   const MixtureData& data = mixture_view(ctx, storage);
-  ModelOptions o = model_options(p, data, ctx.method_name());
-  add_architecture(p, o);
-  const TrainOptions options = train_options(p, o, ctx.method_name());
+  const ModelOptions o = model_options(p, p, p, data, ctx.method_name());
+  const TrainOptions options = train_options(p, ctx.method_name());
   const ThresholdReport t = threshold_of(data.x, o.K, o.alpha0, threshold_sigma2(o));
-  const OnsetPlan plan = onset_plan(p, ctx.seed());
+  const OnsetPlan plan = onset_plan(p, p.active_tol, ctx.seed());
   ctx.log().info("{}; beta_c = {:.6g} (lambda_max {:.4g}, sigma^2 {:.4g}, kappa {:.4g}); {} ratios x {} seeds",
                  data.describe(), t.beta_c, t.lambda_max, t.sigma2, t.kappa, plan.ratios.size(), plan.seeds);
 
@@ -557,12 +543,9 @@ void run_scan(nexp::RunContext& ctx) {
 // dirichlet_vae.collapse_sweep
 
 void run_collapse_sweep(nexp::RunContext& ctx) {
-  const auto& p = ctx.params();
-  const auto alpha0s = p.get_floats("alpha0s"), inits = p.get_floats("init_scales");
-  const auto& Ks = p.get_ints("Ks");
-  const std::int64_t n = p.get_int("n"), d = p.get_int("d");
-  const double noise = p.get_float("noise");
-  OnsetPlan plan = onset_plan(p, ctx.seed());
+  const auto p = ctx.options<SweepMethodOptions>();
+  const TrainOptions options = train_options(p, ctx.method_name());
+  OnsetPlan plan = onset_plan(p, p.active_tol, ctx.seed());
 
   std::ofstream trials_csv(ctx.artifacts_dir() / "trials.csv"), onsets_csv(ctx.artifacts_dir() / "onsets.csv");
   trials_csv << "alpha0,K,init_scale," << kTrialColumns << "\n";
@@ -573,19 +556,18 @@ void run_collapse_sweep(nexp::RunContext& ctx) {
   std::vector<Series> curves;
   std::vector<double> errors;
   json settings = json::array();
-  auto bar = ctx.progress(static_cast<std::int64_t>(alpha0s.size() * Ks.size() * inits.size()) * planned_models(plan), "sweep");
+  const auto settings_count = static_cast<std::int64_t>(p.alpha0s.size() * p.Ks.size() * p.init_scales.size());
+  auto bar = ctx.progress(settings_count * planned_models(plan), "sweep");
   std::int64_t index = 0;
-  for (double alpha0 : alpha0s)
-    for (std::int64_t K : Ks) {
+  for (double alpha0 : p.alpha0s)
+    for (std::int64_t K : p.Ks) {
       // One data set per (alpha0, K); the model's prior and K are the data's.
-      const auto data_seed = static_cast<std::uint64_t>(p.get_int("data_seed") + index);
-      MixtureData data = synthetic_mixture(n, d, K, alpha0, noise, seeded(data_seed));
-      data.name = fmt::format("synthetic d={} K={} alpha0={} noise={}", d, K, alpha0, noise);
-      ModelOptions o = model_options(p, data, ctx.method_name());
-      add_architecture(p, o);
-      const TrainOptions options = train_options(p, o, ctx.method_name());
+      const auto data_seed = static_cast<std::uint64_t>(p.data_seed + index);
+      MixtureData data = synthetic_mixture(p.n, p.d, K, alpha0, p.noise, seeded(data_seed));
+      data.name = fmt::format("synthetic d={} K={} alpha0={} noise={}", p.d, K, alpha0, p.noise);
+      ModelOptions o = model_options({}, p, p, data, ctx.method_name());
       const ThresholdReport t = threshold_of(data.x, o.K, o.alpha0, threshold_sigma2(o));
-      for (double init : inits) {
+      for (double init : p.init_scales) {
         o.init_scale = init;
         plan.base_seed = ctx.seed() + static_cast<std::uint64_t>(index);
         const OnsetScan result = scan_to_onset(data, o, options, t, plan, {&bar, [&] { return ctx.stop_requested(); }});
@@ -623,7 +605,7 @@ void run_collapse_sweep(nexp::RunContext& ctx) {
     }
   write_json(ctx.artifacts_dir() / "sweep.json", {{"settings", settings}});
   write_svg_plot(ctx.artifacts_dir() / "kl_vs_ratio.svg",
-                 {fmt::format("final KL against beta / beta_c (synthetic, d={}, N={})", d, n), "beta / beta_c",
+                 {fmt::format("final KL against beta / beta_c (synthetic, d={}, N={})", p.d, p.n), "beta / beta_c",
                   "KL(q || p), nats (mean over seeds)", true, 1e-8, {1.0}, "beta_c"},
                  curves);
   const double found = static_cast<double>(errors.size());

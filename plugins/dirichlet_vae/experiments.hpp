@@ -13,6 +13,135 @@
 
 namespace dirichlet_vae {
 
+// ---------------------------------------------------------------------------------------------------
+// Options of the methods, in groups that several methods share
+
+// K and alpha0 of the model; unset: the data set's (alpha0: else 1).
+struct SimplexOptions {
+  std::optional<std::int64_t> K;
+  std::optional<double> alpha0;
+
+  static void declare(nexp::Options<SimplexOptions>& o) {
+    o.add("K", &SimplexOptions::K, "simplex vertices (latent dimension + 1); default: the data set's K").min(2);
+    o.add("alpha0", &SimplexOptions::alpha0,
+          "prior concentration Dir(alpha0 1_K); default: the data set's generating alpha0, else 1")
+        .min(1e-4);
+  }
+};
+
+enum class Sigma2Mode { Fixed, Noise, Learned };
+
+// The decoder variance.
+struct VarianceOptions {
+  Sigma2Mode sigma2_mode = Sigma2Mode::Fixed;
+  double sigma2 = 1.0;
+
+  static void declare(nexp::Options<VarianceOptions>& o) {
+    o.add("sigma2_mode", &VarianceOptions::sigma2_mode,
+          "decoder variance: fixed (params.sigma2), noise (the data set's true noise variance) or learned (beta_c "
+          "then uses tr(C)/d, its collapsed value)",
+          {{"fixed", Sigma2Mode::Fixed}, {"noise", Sigma2Mode::Noise}, {"learned", Sigma2Mode::Learned}});
+    o.add("sigma2", &VarianceOptions::sigma2, "decoder variance sigma^2 when sigma2_mode is fixed").min(1e-12);
+  }
+};
+
+// The KL weight: exactly one of the two (threshold: either or none).
+struct BetaOptions {
+  std::optional<double> beta, beta_ratio;
+
+  static void declare(nexp::Options<BetaOptions>& o) {
+    o.add("beta", &BetaOptions::beta, "KL weight beta (give this or beta_ratio)").min(0);
+    o.add("beta_ratio", &BetaOptions::beta_ratio, "KL weight as a multiple of beta_c (give this or beta)").min(0);
+  }
+};
+
+// What train, scan and collapse_sweep train and how.
+struct TrainingOptions : ArchitectureOptions, FitOptions {
+  double active_tol = 1e-2;
+
+  static void declare(nexp::Options<TrainingOptions>& o) {
+    o.inherit<ArchitectureOptions>();
+    o.inherit<FitOptions>();
+    o.add("active_tol", &TrainingOptions::active_tol,
+          "a simplex direction is active when Var_x of the posterior mean along it exceeds this fraction of the "
+          "prior's variance per direction")
+        .min(0);
+  }
+};
+
+// The beta / beta_c grid of scan and collapse_sweep, and how its onset of collapse is found.
+struct GridOptions {
+  std::vector<double> ratios = {0.5, 0.75, 0.9, 1.1, 1.5, 2.0};
+  std::int64_t seeds = 2;
+  double kl_tol = 1e-3;
+  std::int64_t refine_rounds = 1, refine_points = 4;
+
+  static void declare(nexp::Options<GridOptions>& o) {
+    o.add("ratios", &GridOptions::ratios, "beta / beta_c values to train at").min(0);
+    o.add("seeds", &GridOptions::seeds, "models per ratio (seed s initialises every ratio alike)").min(1);
+    o.add("kl_tol", &GridOptions::kl_tol, "mean KL (nats) below which a model counts as collapsed").min(0);
+    o.add("refine_rounds", &GridOptions::refine_rounds, "rounds of extra ratios inside the onset's bracket").min(0);
+    o.add("refine_points", &GridOptions::refine_points, "extra ratios per refinement round").min(1);
+  }
+};
+
+struct ThresholdMethodOptions : SimplexOptions, VarianceOptions, BetaOptions {
+  static void declare(nexp::Options<ThresholdMethodOptions>& o) {
+    o.inherit<SimplexOptions>();
+    o.inherit<VarianceOptions>();
+    o.inherit<BetaOptions>();
+  }
+};
+
+struct TrainMethodOptions : ThresholdMethodOptions, TrainingOptions {
+  std::int64_t log_every = 100, checkpoint_every = 500;
+
+  static void declare(nexp::Options<TrainMethodOptions>& o) {
+    o.inherit<ThresholdMethodOptions>();
+    o.inherit<TrainingOptions>();
+    o.add("log_every", &TrainMethodOptions::log_every, "steps between logged metrics").min(1);
+    o.add("checkpoint_every", &TrainMethodOptions::checkpoint_every, "steps between checkpoints").min(1);
+  }
+};
+
+struct ScanMethodOptions : SimplexOptions, VarianceOptions, TrainingOptions, GridOptions {
+  static void declare(nexp::Options<ScanMethodOptions>& o) {
+    o.inherit<SimplexOptions>();
+    o.inherit<VarianceOptions>();
+    o.inherit<TrainingOptions>();
+    o.inherit<GridOptions>();
+  }
+};
+
+// One synthetic data set per (alpha0, K), the model's K and prior set to the data's.
+struct SweepMethodOptions : VarianceOptions, TrainingOptions, GridOptions {
+  std::vector<double> alpha0s = {0.3, 1.0, 5.0};
+  std::vector<std::int64_t> Ks = {3, 5};
+  std::int64_t n = 2000, d = 12;
+  double noise = 0.1;
+  std::int64_t data_seed = 0;
+  std::vector<double> init_scales = {1.0};
+
+  static void declare(nexp::Options<SweepMethodOptions>& o) {
+    o.add("alpha0s", &SweepMethodOptions::alpha0s, "concentrations (data and prior alike)").min(1e-4);
+    o.add("Ks", &SweepMethodOptions::Ks, "numbers of endmembers (data and model alike)").min(2);
+    o.add("n", &SweepMethodOptions::n, "data points per setting").min(2);
+    o.add("d", &SweepMethodOptions::d, "data dimension").min(1);
+    o.add("noise", &SweepMethodOptions::noise, "noise standard deviation").min(0);
+    o.add("data_seed", &SweepMethodOptions::data_seed, "seed of the first setting's data (then +1 per setting)")
+        .min(0);
+    o.add("init_scales", &SweepMethodOptions::init_scales,
+          "initialisations to sweep (init_scale values; 1: usual, small: near collapse)")
+        .min(0);
+    o.inherit<VarianceOptions>();
+    o.inherit<TrainingOptions>();
+    o.inherit<GridOptions>();
+  }
+};
+
+// ---------------------------------------------------------------------------------------------------
+// The pieces the methods share
+
 // beta_c of one data set for one model (README, eq. T3).
 struct ThresholdReport {
   std::int64_t K = 0;
@@ -67,13 +196,10 @@ Onset empirical_onset(const std::vector<double>& ratios, const std::vector<doubl
 
 // A grid scan, then `refine_rounds` rounds of `refine_points` further ratios evenly inside the onset's
 // bracket, each round narrowing it (refine_points + 1)-fold.
-struct OnsetPlan {
-  std::vector<double> ratios;
-  std::int64_t seeds = 2;
+struct OnsetPlan : GridOptions {
   std::uint64_t base_seed = 0;
-  double active_tol = 1e-2, kl_tol = 1e-3;
+  double active_tol = 1e-2;
   double gain_tol = 1e-4;  // ELBO gains over the collapsed point below this (nats per point) count as none
-  std::int64_t refine_rounds = 1, refine_points = 4;
 };
 struct OnsetScan {
   std::vector<double> ratios;  // every ratio trained, ascending

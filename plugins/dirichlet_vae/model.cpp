@@ -29,19 +29,6 @@ at::Tensor trainable(const at::Tensor& t, at::ScalarType dtype) { return t.to(dt
 
 }  // namespace
 
-DecoderKind decoder_from_name(const std::string& name) {
-  if (name == "linear") return DecoderKind::Linear;
-  if (name == "archetypal") return DecoderKind::Archetypal;
-  if (name == "mlp") return DecoderKind::Mlp;
-  throw std::invalid_argument("unknown decoder '" + name + "' (expected linear, archetypal or mlp)");
-}
-
-ElboKind elbo_from_name(const std::string& name) {
-  if (name == "exact") return ElboKind::Exact;
-  if (name == "mc") return ElboKind::MonteCarlo;
-  throw std::invalid_argument("unknown ELBO '" + name + "' (expected exact or mc)");
-}
-
 // ---------------------------------------------------------------------------------------------------
 // The model
 

@@ -8,6 +8,8 @@
 // loss is a sum of per-replica terms, so each replica trains exactly as it would alone.
 #include <ATen/ATen.h>
 
+#include <nexp/options.hpp>
+
 #include <cstdint>
 #include <filesystem>
 #include <memory>
@@ -26,23 +28,45 @@ enum class DecoderKind {
   Mlp,         // mu(z) = V2^T tanh(V1^T z + c1) + c2: non-linear, Monte-Carlo ELBO only
 };
 enum class ElboKind { Exact, MonteCarlo };
+enum class Precision { Float64, Float32 };
 
-DecoderKind decoder_from_name(const std::string& name);  // "linear", "archetypal", "mlp"
-ElboKind elbo_from_name(const std::string& name);        // "exact", "mc"
-
-struct ModelOptions {
-  std::int64_t K = 3;
-  double alpha0 = 1.0;            // prior Dir(alpha0 1_K)
-  std::int64_t hidden = 32;       // encoder width (one ReLU layer)
-  std::int64_t encoder_pca = 0;   // >0: the encoder sees the top principal components only
+// The architecture a config chooses (params of train, scan and collapse_sweep).
+struct ArchitectureOptions {
   DecoderKind decoder = DecoderKind::Linear;
-  std::int64_t decoder_hidden = 32;
-  double sigma2 = 1.0;            // decoder variance (the start value when learned)
-  bool learn_sigma2 = false;
+  std::int64_t hidden = 32;          // encoder width (one ReLU layer)
+  std::int64_t decoder_hidden = 32;  // MLP decoder width (tanh)
+  std::int64_t encoder_pca = 0;      // >0: the encoder sees the top principal components only
   // Distance of the start from the collapsed point: endmembers at mean + init_scale (x_i - mean) for
   // random data points x_i, the encoder's output layer at init_scale times its usual range.
   double init_scale = 1.0;
-  bool single_precision = false;  // float32 parameters and activations (initial values drawn in double)
+  // Float32: parameters and activations in single precision (initial values drawn in double).
+  Precision precision = Precision::Float64;
+
+  static void declare(nexp::Options<ArchitectureOptions>& o) {
+    o.add("decoder", &ArchitectureOptions::decoder,
+          "linear (free endmembers), archetypal (convex combinations of the data) or mlp",
+          {{"linear", DecoderKind::Linear}, {"archetypal", DecoderKind::Archetypal}, {"mlp", DecoderKind::Mlp}});
+    o.add("hidden", &ArchitectureOptions::hidden, "encoder hidden width (one ReLU layer)").min(1);
+    o.add("decoder_hidden", &ArchitectureOptions::decoder_hidden, "hidden width of the MLP decoder (tanh)").min(1);
+    o.add("encoder_pca", &ArchitectureOptions::encoder_pca,
+          "feed the encoder the top principal components only (0: all inputs)")
+        .min(0);
+    o.add("init_scale", &ArchitectureOptions::init_scale,
+          "distance of the start from the collapsed point: endmembers at mean + init_scale (random data point - "
+          "mean), encoder output weights scaled alike")
+        .min(0);
+    o.add("precision", &ArchitectureOptions::precision,
+          "float64, or float32 (about twice as fast; KL resolved to ~1e-6)",
+          {{"float64", Precision::Float64}, {"float32", Precision::Float32}});
+  }
+};
+
+// The architecture with the prior and decoder variance resolved against the data.
+struct ModelOptions : ArchitectureOptions {
+  std::int64_t K = 3;
+  double alpha0 = 1.0;  // prior Dir(alpha0 1_K)
+  double sigma2 = 1.0;  // decoder variance (the start value when learned)
+  bool learn_sigma2 = false;
 };
 
 // Concentrations never fall below this (lgamma and digamma stay finite).
@@ -65,7 +89,7 @@ class DirichletVAE {
   DirichletVAE(const ModelOptions& options, const at::Tensor& x, const std::vector<at::Generator>& inits);
 
   const ModelOptions& options() const { return options_; }
-  at::ScalarType dtype() const { return options_.single_precision ? at::kFloat : at::kDouble; }
+  at::ScalarType dtype() const { return options_.precision == Precision::Float32 ? at::kFloat : at::kDouble; }
   std::int64_t replicas() const { return replicas_; }
   bool has_exact_elbo() const { return options_.decoder != DecoderKind::Mlp; }
 
@@ -115,13 +139,26 @@ struct Objective {
 Objective negative_elbo(const DirichletVAE& model, const at::Tensor& x, const std::vector<double>& betas, ElboKind elbo,
                         std::int64_t mc_samples, const at::Generator& gen);
 
-struct TrainOptions {
-  std::vector<double> betas = {1.0};  // one per replica
+// The objective and its optimisation, as a config chooses them.
+struct FitOptions {
+  ElboKind elbo = ElboKind::Exact;
+  std::int64_t mc_samples = 8;
   std::int64_t steps = 3000;
   double lr = 3e-2;
   double lr_final = 3e-3;  // the learning rate decays on a cosine to lr * lr_final
-  ElboKind elbo = ElboKind::Exact;
-  std::int64_t mc_samples = 8;
+
+  static void declare(nexp::Options<FitOptions>& o) {
+    o.add("elbo", &FitOptions::elbo, "exact (linear decoders) or mc (reparameterised Gamma-normalise samples)",
+          {{"exact", ElboKind::Exact}, {"mc", ElboKind::MonteCarlo}});
+    o.add("mc_samples", &FitOptions::mc_samples, "samples per data point for the Monte-Carlo ELBO").min(1);
+    o.add("steps", &FitOptions::steps, "full-batch Adam steps").min(1);
+    o.add("lr", &FitOptions::lr, "Adam learning rate (parameters are in standardised data units)").range(1e-6, 1);
+    o.add("lr_final", &FitOptions::lr_final, "final learning rate as a fraction of lr (cosine decay)").range(0, 1);
+  }
+};
+
+struct TrainOptions : FitOptions {
+  std::vector<double> betas = {1.0};  // one per replica
 };
 
 // Full-batch Adam on the negative ELBO; step() can be called until finished(), with save/load between.

@@ -41,11 +41,24 @@ namespace moead {
 
 enum class Algorithm { Gsemo, Classic, SelfAdjusting };
 
-struct Settings {
-  std::int64_t budget = 100000;  // evaluations
+// Variation and archive, the options every algorithm and study shares.
+struct OperatorOptions {
   MutationKind mutation = MutationKind::Standard;
   double power_law_beta = 1.5;
-  bool archive = true;            // keep an external archive of every non-dominated point evaluated
+  bool archive = true;  // keep an external archive of every non-dominated point evaluated
+
+  static void declare(nexp::Options<OperatorOptions>& o) {
+    o.add("mutation", &OperatorOptions::mutation,
+          "standard: each bit flips with prob. 1/n; power_law: flip k uniform bits, P(k) ~ k^-beta on 1..n",
+          {{"standard", MutationKind::Standard}, {"power_law", MutationKind::PowerLaw}});
+    o.add("power_law_beta", &OperatorOptions::power_law_beta, "exponent beta of power-law mutation").range(1.01, 4);
+    o.add("archive", &OperatorOptions::archive, "keep an external archive of all non-dominated points evaluated");
+  }
+};
+
+// One run of an algorithm: tests and the studies fill it directly, the methods from their options.
+struct Settings : OperatorOptions {
+  std::int64_t budget = 100000;  // evaluations
   // MOEA/D
   int subproblems = 0;            // N; 0: n + 1
   Scalarizer scalarizer = Scalarizer::Tchebycheff;  // classic only; the self-adjusting one is Tchebycheff

@@ -7,21 +7,19 @@
 
 namespace moead {
 
+const std::vector<std::pair<std::string, Scalarizer>>& scalarizer_kinds() {
+  static const std::vector<std::pair<std::string, Scalarizer>> kinds = {
+      {"ws", Scalarizer::WeightedSum}, {"tch", Scalarizer::Tchebycheff}, {"pbi", Scalarizer::Pbi}};
+  return kinds;
+}
+
 Scalarizer parse_scalarizer(const std::string& name) {
-  if (name == "ws") return Scalarizer::WeightedSum;
-  if (name == "tch") return Scalarizer::Tchebycheff;
-  if (name == "pbi") return Scalarizer::Pbi;
+  for (const auto& [text, s] : scalarizer_kinds())
+    if (text == name) return s;
   throw nexp::ConfigError(fmt::format("unknown decomposition '{}': expected one of {{ws, tch, pbi}}", name));
 }
 
-const char* scalarizer_name(Scalarizer s) {
-  switch (s) {
-    case Scalarizer::WeightedSum: return "ws";
-    case Scalarizer::Tchebycheff: return "tch";
-    case Scalarizer::Pbi: return "pbi";
-  }
-  return "?";
-}
+const char* scalarizer_name(Scalarizer s) { return scalarizer_kinds()[static_cast<int>(s)].first.c_str(); }
 
 std::vector<Weight> uniform_weights(int count) {
   std::vector<Weight> w(count);

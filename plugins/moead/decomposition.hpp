@@ -25,7 +25,8 @@
 namespace moead {
 
 enum class Scalarizer { WeightedSum, Tchebycheff, Pbi };
-Scalarizer parse_scalarizer(const std::string& name);  // ws, tch, pbi
+const std::vector<std::pair<std::string, Scalarizer>>& scalarizer_kinds();  // ws, tch, pbi
+Scalarizer parse_scalarizer(const std::string& name);
 const char* scalarizer_name(Scalarizer s);
 
 using Weight = std::array<long double, 2>;

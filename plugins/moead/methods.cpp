@@ -26,21 +26,6 @@ std::uint64_t derive_seed(std::uint64_t seed, std::uint64_t index) {
   return z ^ (z >> 31);
 }
 
-void add_shared_params(nexp::MethodSpec& m) {
-  using nexp::Param;
-  m.param(Param::integer("budget", 0, "evaluations per run, initial population included; 0: n^4").min(0))
-      .param(Param::string("mutation", "standard", "standard: each bit flips with prob. 1/n; power_law: flip k "
-                                                   "uniform bits, P(k) ~ k^-beta on 1..n")
-                 .choices({"standard", "power_law"}))
-      .param(Param::real("power_law_beta", 1.5, "exponent beta of power-law mutation").range(1.01, 4))
-      .param(Param::boolean("archive", true, "keep an external archive of all non-dominated points evaluated"))
-      .param(Param::integer("replicas", 1, "independent runs (seeds derived from `seed`), in parallel with oneTBB")
-                 .range(1, 100000))
-      .param(Param::integer("log_every", 0, "evaluations between coverage lines in metrics.jsonl (first "
-                                            "replica); 0: budget/100")
-                 .min(0));
-}
-
 std::vector<std::string> run_metrics() {
   return {"coverage", "evaluations_to_front", "success", "archive_coverage", "archive_evaluations_to_front",
           "hypervolume", "evaluations", "population", "evals_per_second"};
@@ -48,12 +33,10 @@ std::vector<std::string> run_metrics() {
 
 namespace {
 
-Settings shared_settings(const nexp::Params& p, const Problem& problem) {
+Settings shared_settings(const AlgorithmOptions& o, const Problem& problem) {
   Settings s;
-  s.budget = p.get_int("budget") > 0 ? p.get_int("budget") : default_budget(problem.n());
-  s.mutation = p.get_string("mutation") == "power_law" ? MutationKind::PowerLaw : MutationKind::Standard;
-  s.power_law_beta = p.get_float("power_law_beta");
-  s.archive = p.get_bool("archive");
+  static_cast<OperatorOptions&>(s) = o;
+  s.budget = o.budget > 0 ? o.budget : default_budget(problem.n());
   return s;
 }
 
@@ -78,17 +61,18 @@ void write_runs_csv(const std::filesystem::path& file, const std::vector<RunResu
   }
 }
 
-void run_replicas(nexp::RunContext& ctx, Algorithm algorithm, const Settings& s, const std::string& label) {
+void run_replicas(nexp::RunContext& ctx, const AlgorithmOptions& o, Algorithm algorithm, const Settings& s,
+                  const std::string& label) {
   const Problem& problem = *ctx.dataset_as<ProblemData>().problem;
-  const auto& p = ctx.params();
-  const int replicas = static_cast<int>(p.get_int("replicas"));
+  const int replicas = o.replicas;
   ctx.log().info("{} on {}; budget {} evaluations, {} mutation, archive {}, {} replica(s)", label,
-                 problem.describe(), s.budget, p.get_string("mutation"), s.archive ? "on" : "off", replicas);
+                 problem.describe(), s.budget, s.mutation == MutationKind::PowerLaw ? "power_law" : "standard",
+                 s.archive ? "on" : "off", replicas);
 
   const double front = problem.front_size();
   std::int64_t last_step = 0;
   Trace trace;
-  trace.every = p.get_int("log_every") > 0 ? p.get_int("log_every") : std::max<std::int64_t>(1, s.budget / 100);
+  trace.every = o.log_every > 0 ? o.log_every : std::max<std::int64_t>(1, s.budget / 100);
   trace.record = [&](std::int64_t evals, int covered, int archive_covered) {
     if (evals <= last_step) return;
     last_step = evals;
@@ -135,28 +119,30 @@ void run_replicas(nexp::RunContext& ctx, Algorithm algorithm, const Settings& s,
 }  // namespace
 
 void run_gsemo_method(nexp::RunContext& ctx) {
+  const auto o = ctx.options<AlgorithmOptions>();
   const Problem& problem = *ctx.dataset_as<ProblemData>().problem;
-  run_replicas(ctx, Algorithm::Gsemo, shared_settings(ctx.params(), problem), "GSEMO");
+  run_replicas(ctx, o, Algorithm::Gsemo, shared_settings(o, problem), "GSEMO");
 }
 
 void run_classic_method(nexp::RunContext& ctx) {
+  const auto o = ctx.options<ClassicOptions>();
   const Problem& problem = *ctx.dataset_as<ProblemData>().problem;
-  const auto& p = ctx.params();
-  Settings s = shared_settings(p, problem);
-  s.scalarizer = parse_scalarizer(p.get_string("decomposition"));
-  s.pbi_theta = p.get_float("pbi_theta");
-  s.subproblems = static_cast<int>(p.get_int("subproblems"));
-  s.neighborhood = static_cast<int>(p.get_int("neighborhood"));
-  run_replicas(ctx, Algorithm::Classic, s, fmt::format("MOEA/D ({}, uniform weights)", p.get_string("decomposition")));
+  Settings s = shared_settings(o, problem);
+  s.scalarizer = o.decomposition;
+  s.pbi_theta = o.pbi_theta;
+  s.subproblems = o.subproblems;
+  s.neighborhood = o.neighborhood;
+  run_replicas(ctx, o, Algorithm::Classic, s,
+               fmt::format("MOEA/D ({}, uniform weights)", scalarizer_name(s.scalarizer)));
 }
 
 void run_self_adjusting_method(nexp::RunContext& ctx) {
+  const auto o = ctx.options<SelfAdjustingOptions>();
   const Problem& problem = *ctx.dataset_as<ProblemData>().problem;
-  const auto& p = ctx.params();
-  Settings s = shared_settings(p, problem);
-  s.subproblems = static_cast<int>(p.get_int("subproblems"));
-  s.adjust_every = static_cast<int>(p.get_int("adjust_every"));
-  run_replicas(ctx, Algorithm::SelfAdjusting, s, "self-adjusting MOEA/D");
+  Settings s = shared_settings(o, problem);
+  s.subproblems = o.subproblems;
+  s.adjust_every = o.adjust_every;
+  run_replicas(ctx, o, Algorithm::SelfAdjusting, s, "self-adjusting MOEA/D");
 }
 
 }  // namespace moead

@@ -8,13 +8,6 @@ namespace moead {
 
 namespace {
 
-template <class Kind>
-Kind parse_choice(const std::string& name, const std::vector<std::string>& names, const char* what) {
-  for (std::size_t i = 0; i < names.size(); ++i)
-    if (names[i] == name) return static_cast<Kind>(i);
-  throw nexp::ConfigError(fmt::format("unknown {} '{}': expected one of {{{}}}", what, name, fmt::join(names, ", ")));
-}
-
 // Portable popcount (SWAR): the baseline x86-64 target has no popcnt instruction and
 // __builtin_popcountll would call a library routine.
 inline int popcount(std::uint64_t w) {
@@ -26,20 +19,25 @@ inline int popcount(std::uint64_t w) {
 
 }  // namespace
 
-const std::vector<std::string>& problem_names() {
-  static const std::vector<std::string> names = {"lotz", "oneminmax", "cocz"};
-  return names;
+const std::vector<std::pair<std::string, ProblemKind>>& problem_kinds() {
+  static const std::vector<std::pair<std::string, ProblemKind>> kinds = {
+      {"lotz", ProblemKind::Lotz}, {"oneminmax", ProblemKind::OneMinMax}, {"cocz", ProblemKind::Cocz}};
+  return kinds;
 }
-const std::vector<std::string>& distortion_names() {
-  static const std::vector<std::string> names = {"identity", "square", "exp2", "nsqrt", "log1p", "table"};
-  return names;
+const std::vector<std::pair<std::string, DistortionKind>>& distortion_kinds() {
+  static const std::vector<std::pair<std::string, DistortionKind>> kinds = {
+      {"identity", DistortionKind::Identity}, {"square", DistortionKind::Square}, {"exp2", DistortionKind::Exp2},
+      {"nsqrt", DistortionKind::NSqrt},       {"log1p", DistortionKind::Log1p},   {"table", DistortionKind::Table}};
+  return kinds;
 }
-ProblemKind parse_problem(const std::string& name) { return parse_choice<ProblemKind>(name, problem_names(), "problem"); }
 DistortionKind parse_distortion(const std::string& name) {
-  return parse_choice<DistortionKind>(name, distortion_names(), "distortion");
+  for (const auto& [text, kind] : distortion_kinds())
+    if (text == name) return kind;
+  throw nexp::ConfigError(
+      fmt::format("unknown distortion '{}': expected one of {{identity, square, exp2, nsqrt, log1p, table}}", name));
 }
-const char* problem_name(ProblemKind kind) { return problem_names()[static_cast<int>(kind)].c_str(); }
-const char* distortion_name(DistortionKind kind) { return distortion_names()[static_cast<int>(kind)].c_str(); }
+const char* problem_name(ProblemKind kind) { return problem_kinds()[static_cast<int>(kind)].first.c_str(); }
+const char* distortion_name(DistortionKind kind) { return distortion_kinds()[static_cast<int>(kind)].first.c_str(); }
 
 std::vector<long double> distortion_table(DistortionKind kind, int n, const std::vector<double>& table) {
   std::vector<long double> g(n + 1);
@@ -193,18 +191,11 @@ std::string Problem::describe() const {
                      distortion_name(d1_), distortion_name(d2_), front_size_);
 }
 
-std::shared_ptr<const Problem> make_problem(const std::string& problem, int n, const std::string& distortion,
-                                            const std::string& distortion2, const std::vector<double>& table,
-                                            const std::vector<double>& table2) {
-  return std::make_shared<const Problem>(parse_problem(problem), n, parse_distortion(distortion),
-                                         parse_distortion(distortion2), table, table2);
-}
-
-std::shared_ptr<nexp::Dataset> make_problem_dataset(const nexp::Params& p, nexp::RunContext&) {
+std::shared_ptr<nexp::Dataset> make_problem_dataset(const ProblemOptions& o, nexp::RunContext&) {
   auto d = std::make_shared<ProblemData>();
-  d->problem = make_problem(p.get_string("problem"), static_cast<int>(p.get_int("n")), p.get_string("distortion"),
-                            p.get_string("distortion2"), p.has("table") ? p.get_floats("table") : std::vector<double>{},
-                            p.has("table2") ? p.get_floats("table2") : std::vector<double>{});
+  const std::vector<double> none;
+  d->problem = std::make_shared<const Problem>(o.problem, o.n, o.distortion, o.distortion2, o.table.value_or(none),
+                                               o.table2.value_or(none));
   return d;
 }
 

@@ -12,6 +12,7 @@
 // it which points optimise which scalarised subproblem) is not. Because g1, g2 are strictly
 // increasing, dominance is decided exactly on the integer base values; only scalarisation uses f.
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -25,12 +26,12 @@ namespace moead {
 enum class ProblemKind { Lotz, OneMinMax, Cocz };
 enum class DistortionKind { Identity, Square, Exp2, NSqrt, Log1p, Table };
 
-ProblemKind parse_problem(const std::string& name);
+// The names configs use: lotz, oneminmax, cocz; identity, square, exp2, nsqrt, log1p, table.
+const std::vector<std::pair<std::string, ProblemKind>>& problem_kinds();
+const std::vector<std::pair<std::string, DistortionKind>>& distortion_kinds();
 DistortionKind parse_distortion(const std::string& name);
 const char* problem_name(ProblemKind kind);
 const char* distortion_name(DistortionKind kind);
-const std::vector<std::string>& problem_names();
-const std::vector<std::string>& distortion_names();  // identity, square, exp2, nsqrt, log1p, table
 
 // g(t) on t = 0..n: identity t; square t^2; exp2 2^t - 1; nsqrt n*sqrt(t); log1p log(1+t); table
 // values[t] (n+1 strictly increasing values given by the user). Throws nexp::ConfigError when the
@@ -104,16 +105,32 @@ class Problem {
   BitString first_half_;        // COCZ: mask of positions 0..n/2-1
 };
 
+// The options of the dataset `moead.problem`.
+struct ProblemOptions {
+  ProblemKind problem = ProblemKind::Lotz;
+  int n = 16;
+  DistortionKind distortion = DistortionKind::Identity;
+  DistortionKind distortion2 = DistortionKind::Identity;
+  std::optional<std::vector<double>> table, table2;
+
+  static void declare(nexp::Options<ProblemOptions>& o) {
+    o.add("problem", &ProblemOptions::problem, "benchmark", problem_kinds());
+    o.add("n", &ProblemOptions::n, "bit-string length").range(2, kMaxBits);
+    o.add("distortion", &ProblemOptions::distortion,
+          "g1 applied to the first objective: t, t^2, 2^t-1, n*sqrt(t), log(1+t) or `table`", distortion_kinds());
+    o.add("distortion2", &ProblemOptions::distortion2, "g2 applied to the second objective (same choices)",
+          distortion_kinds());
+    o.add("table", &ProblemOptions::table, "g1(0..n) when distortion = table: n+1 strictly increasing values");
+    o.add("table2", &ProblemOptions::table2, "g2(0..n) when distortion2 = table");
+  }
+};
+
 // The registered dataset `moead.problem`: a Problem built from the config.
 struct ProblemData : nexp::Dataset {
   std::shared_ptr<const Problem> problem;
   std::string describe() const override { return problem->describe(); }
 };
 
-std::shared_ptr<nexp::Dataset> make_problem_dataset(const nexp::Params& p, nexp::RunContext& ctx);
-// The same construction from plain values (used by the study methods and tests).
-std::shared_ptr<const Problem> make_problem(const std::string& problem, int n, const std::string& distortion,
-                                            const std::string& distortion2, const std::vector<double>& table = {},
-                                            const std::vector<double>& table2 = {});
+std::shared_ptr<nexp::Dataset> make_problem_dataset(const ProblemOptions& o, nexp::RunContext& ctx);
 
 }  // namespace moead

@@ -47,43 +47,31 @@ struct Job {
   RunResult result;
 };
 
-struct StudySetup {
-  std::string problem;
-  std::vector<std::string> algorithms, distortions;
-  std::vector<int> ns;
-  int seeds = 0;
-  std::int64_t budget = 0;  // 0: n^4
-  Settings base;
-  std::map<std::pair<std::string, int>, std::shared_ptr<const Problem>> problems;
-};
+using Problems = std::map<std::pair<std::string, int>, std::shared_ptr<const Problem>>;
 
-StudySetup read_setup(const nexp::Params& p) {
-  StudySetup st;
-  st.problem = p.get_string("problem");
-  st.algorithms = p.get_strings("algorithms");
-  st.distortions = p.get_strings("distortions");
-  for (auto n : p.get_ints("ns")) st.ns.push_back(static_cast<int>(n));
-  st.seeds = static_cast<int>(p.get_int("seeds"));
-  st.budget = p.get_int("budget");
-  st.base.mutation = p.get_string("mutation") == "power_law" ? MutationKind::PowerLaw : MutationKind::Standard;
-  st.base.power_law_beta = p.get_float("power_law_beta");
-  st.base.archive = p.get_bool("archive");
-  for (const auto& d : st.distortions)
-    for (int n : st.ns) st.problems[{d, n}] = make_problem(st.problem, n, d, "identity");
-  return st;
+// The problem of every (distortion of the first objective, n), built once per study.
+Problems study_problems(ProblemKind kind, const std::vector<std::string>& distortions, const std::vector<int>& ns) {
+  Problems problems;
+  for (const auto& d : distortions)
+    for (int n : ns)
+      problems[{d, n}] = std::make_shared<const Problem>(kind, n, parse_distortion(d), DistortionKind::Identity);
+  return problems;
 }
 
 // Runs every job in parallel, longest budgets first so the tail of the schedule stays short.
-void run_jobs(nexp::RunContext& ctx, const StudySetup& st, std::vector<Job>& jobs) {
+// budget 0: default_budget(n).
+void run_jobs(nexp::RunContext& ctx, const OperatorOptions& operators, std::int64_t budget, const Problems& problems,
+              std::vector<Job>& jobs) {
   std::stable_sort(jobs.begin(), jobs.end(), [](const Job& a, const Job& b) { return a.n > b.n; });
   auto bar = ctx.progress(static_cast<std::int64_t>(jobs.size()), "runs");
   tbb::parallel_for(std::size_t{0}, jobs.size(), [&](std::size_t i) {
     Job& job = jobs[i];
-    Settings s = st.base;
+    Settings s;
+    static_cast<OperatorOptions&>(s) = operators;
     const Algorithm a = parse_study_algorithm(job.algorithm, s);
-    s.budget = st.budget > 0 ? st.budget : default_budget(job.n);
+    s.budget = budget > 0 ? budget : default_budget(job.n);
     const std::uint64_t cell = fnv1a(fmt::format("{}/{}/{}/{}", job.algorithm, job.distortion, job.n, job.seed_index));
-    job.result = run_algorithm(a, *st.problems.at({job.distortion, job.n}), s, derive_seed(ctx.seed(), cell));
+    job.result = run_algorithm(a, *problems.at({job.distortion, job.n}), s, derive_seed(ctx.seed(), cell));
     bar.advance();
   });
 }
@@ -113,15 +101,16 @@ std::map<CellKey, std::vector<const RunResult*>> by_cell(const std::vector<Job>&
 // ---------------------------------------------------------------- coverage table
 
 void run_coverage_table(nexp::RunContext& ctx) {
-  StudySetup st = read_setup(ctx.params());
+  const auto o = ctx.options<CoverageTableOptions>();
+  const Problems problems = study_problems(o.problem, o.distortions, o.ns);
   std::vector<Job> jobs;
-  for (const auto& a : st.algorithms)
-    for (const auto& d : st.distortions)
-      for (int n : st.ns)
-        for (int s = 0; s < st.seeds; ++s) jobs.push_back({a, d, n, s, {}});
-  ctx.log().info("coverage table on {}: {} algorithms x {} distortions x {} sizes x {} seeds = {} runs", st.problem,
-                 st.algorithms.size(), st.distortions.size(), st.ns.size(), st.seeds, jobs.size());
-  run_jobs(ctx, st, jobs);
+  for (const auto& a : o.algorithms)
+    for (const auto& d : o.distortions)
+      for (int n : o.ns)
+        for (int s = 0; s < o.seeds; ++s) jobs.push_back({a, d, n, s, {}});
+  ctx.log().info("coverage table on {}: {} algorithms x {} distortions x {} sizes x {} seeds = {} runs",
+                 problem_name(o.problem), o.algorithms.size(), o.distortions.size(), o.ns.size(), o.seeds, jobs.size());
+  run_jobs(ctx, o, o.budget, problems, jobs);
   write_jobs_csv(ctx.artifacts_dir() / "coverage_runs.csv", jobs);
 
   // Per cell: how often and how far the population covered the front; for classic decompositions also
@@ -134,7 +123,7 @@ void run_coverage_table(nexp::RunContext& ctx) {
   double sa_min = 1, sa_success = 0, sa_runs = 0, classic_cov = 0, classic_runs = 0, tch_holes = 0;
   for (const auto& [key, runs] : by_cell(jobs)) {
     const auto& [alg, dist, n] = key;
-    const Problem& problem = *st.problems.at({dist, n});
+    const Problem& problem = *problems.at({dist, n});
     std::vector<double> cov, acov, hv, t;
     double succ = 0, asucc = 0;
     for (const RunResult* r : runs) {
@@ -151,7 +140,7 @@ void run_coverage_table(nexp::RunContext& ctx) {
     }
     const double min_cov = *std::min_element(cov.begin(), cov.end());
     csv << fmt::format("{},{},{},{},{:.3f},{:.4f},{:.4f},{:.3f},{:.4f},{},{:.4f},{},{},{}\n", alg, dist, n,
-                       runs.size(), succ / k, mean(cov), min_cov, asucc / k, st.base.archive ? mean(acov) : -1.0,
+                       runs.size(), succ / k, mean(cov), min_cov, asucc / k, o.archive ? mean(acov) : -1.0,
                        t.empty() ? -1.0 : median(t), mean(hv), unique, reachable, problem.front_size());
     shown[key] = fmt::format("{:.2f} ({:.0f}%)", mean(cov), 100 * succ / k);
     if (alg == "self_adjusting") {
@@ -166,32 +155,32 @@ void run_coverage_table(nexp::RunContext& ctx) {
   std::ofstream md(ctx.artifacts_dir() / "coverage_table.md");
   md << fmt::format("Final population coverage |front found|/|front| on {} (mean over {} seeds; in brackets the "
                     "share of runs whose population held the whole front within the budget).\n\n",
-                    st.problem, st.seeds);
+                    problem_name(o.problem), o.seeds);
   md << "| algorithm | n |";
-  for (const auto& d : st.distortions) md << " " << d << " |";
+  for (const auto& d : o.distortions) md << " " << d << " |";
   md << "\n|---|---|";
-  for (std::size_t i = 0; i < st.distortions.size(); ++i) md << "---|";
+  for (std::size_t i = 0; i < o.distortions.size(); ++i) md << "---|";
   md << "\n";
-  for (const auto& a : st.algorithms)
-    for (int n : st.ns) {
+  for (const auto& a : o.algorithms)
+    for (int n : o.ns) {
       md << "| " << a << " | " << n << " |";
-      for (const auto& d : st.distortions) md << " " << shown[{a, d, n}] << " |";
+      for (const auto& d : o.distortions) md << " " << shown[{a, d, n}] << " |";
       md << "\n";
     }
   md << "\nFront points that are the unique optimum / an optimum of some subproblem of the classic decomposition "
         "with n+1 uniform weights (enumerated over every attainable objective vector, z = ideal point):\n\n";
   md << "| decomposition | n |";
-  for (const auto& d : st.distortions) md << " " << d << " |";
+  for (const auto& d : o.distortions) md << " " << d << " |";
   md << "\n|---|---|";
-  for (std::size_t i = 0; i < st.distortions.size(); ++i) md << "---|";
+  for (std::size_t i = 0; i < o.distortions.size(); ++i) md << "---|";
   md << "\n";
   for (const char* s : {"ws", "tch", "pbi"})
-    for (int n : st.ns) {
+    for (int n : o.ns) {
       md << "| " << s << " | " << n << " |";
-      for (const auto& d : st.distortions) {
-        const Problem& problem = *st.problems.at({d, n});
-        const auto o = enumerate_optima(problem, parse_scalarizer(s), n + 1, 5.0L);
-        md << fmt::format(" {}/{} of {} |", o.unique(), o.reachable(), problem.front_size());
+      for (const auto& d : o.distortions) {
+        const Problem& problem = *problems.at({d, n});
+        const auto optima = enumerate_optima(problem, parse_scalarizer(s), n + 1, 5.0L);
+        md << fmt::format(" {}/{} of {} |", optima.unique(), optima.reachable(), problem.front_size());
       }
       md << "\n";
     }
@@ -207,19 +196,21 @@ void run_coverage_table(nexp::RunContext& ctx) {
 // ---------------------------------------------------------------- runtime scaling
 
 void run_runtime_scaling(nexp::RunContext& ctx) {
-  StudySetup st = read_setup(ctx.params());
-  const int resamples = static_cast<int>(ctx.params().get_int("bootstrap"));
+  const auto o = ctx.options<RuntimeScalingOptions>();
+  const Problems problems = study_problems(o.problem, o.distortions, o.ns);
+  const int resamples = o.bootstrap;
   std::vector<Job> jobs;
-  for (const auto& a : st.algorithms)
-    for (const auto& d : st.distortions) {
+  for (const auto& a : o.algorithms)
+    for (const auto& d : o.distortions) {
       // GSEMO decides by dominance alone, which a monotone distortion does not change: one distortion
       // stands for all (the tests check the invariance run for run).
-      if (a == "gsemo" && d != st.distortions.front()) continue;
-      for (int n : st.ns)
-        for (int s = 0; s < st.seeds; ++s) jobs.push_back({a, d, n, s, {}});
+      if (a == "gsemo" && d != o.distortions.front()) continue;
+      for (int n : o.ns)
+        for (int s = 0; s < o.seeds; ++s) jobs.push_back({a, d, n, s, {}});
     }
-  ctx.log().info("runtime scaling on {}: {} runs over n = {}", st.problem, jobs.size(), fmt::join(st.ns, ", "));
-  run_jobs(ctx, st, jobs);
+  ctx.log().info("runtime scaling on {}: {} runs over n = {}", problem_name(o.problem), jobs.size(),
+                 fmt::join(o.ns, ", "));
+  run_jobs(ctx, o, o.budget, problems, jobs);
   write_jobs_csv(ctx.artifacts_dir() / "scaling_runs.csv", jobs);
   const auto cells = by_cell(jobs);
 
@@ -231,19 +222,19 @@ void run_runtime_scaling(nexp::RunContext& ctx) {
   std::ofstream md(ctx.artifacts_dir() / "scaling.md");
   md << fmt::format("Evaluations until the population holds the whole front of {}, n = {} ({} seeds each). Slope: "
                     "least squares of log(mean) on log(n); 95% percentile bootstrap over seeds ({} resamples).\n\n",
-                    st.problem, fmt::join(st.ns, ", "), st.seeds, resamples);
-  md << "| algorithm | distortion | mean evaluations at n = " << fmt::format("{}", fmt::join(st.ns, " / "))
+                    problem_name(o.problem), fmt::join(o.ns, ", "), o.seeds, resamples);
+  md << "| algorithm | distortion | mean evaluations at n = " << fmt::format("{}", fmt::join(o.ns, " / "))
      << " | slope [95% CI] | all runs covered |\n|---|---|---|---|---|\n";
 
   double gsemo_slope = NAN, sa_max = -INFINITY, sa_max_hi = -INFINITY;
-  for (const auto& a : st.algorithms)
-    for (const auto& d : st.distortions) {
-      if (!cells.count({a, d, st.ns.front()})) continue;
+  for (const auto& a : o.algorithms)
+    for (const auto& d : o.distortions) {
+      if (!cells.count({a, d, o.ns.front()})) continue;
       std::vector<double> xs;
       std::vector<std::vector<double>> samples;
       std::vector<std::string> means;
       bool all = true;
-      for (int n : st.ns) {
+      for (int n : o.ns) {
         const auto& runs = cells.at({a, d, n});
         std::vector<double> t;
         int ok = 0;

@@ -271,7 +271,7 @@ TEST(Train, CollapsesAboveBetaCAndNotBelow) {
   o.K = 3;
   o.alpha0 = 1.0;
   o.hidden = 16;
-  o.single_precision = true;
+  o.precision = Precision::Float32;
   const ThresholdReport t = threshold_of(data.x, o.K, o.alpha0, o.sigma2);
   // Two replicas from the same initialisation, at 0.6 beta_c and 1.5 beta_c.
   DirichletVAE vae(o, data.x, {gen(12), gen(12)});
