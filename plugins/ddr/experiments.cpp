@@ -16,45 +16,6 @@ namespace ddr {
 
 namespace fs = std::filesystem;
 namespace F = torch::nn::functional;
-using nexp::Param;
-
-// ---------------------------------------------------------------- parameters
-
-void add_model_params(nexp::MethodSpec& m) {
-  m.param(Param::string("variant", "ddr", "architecture: ddr = DDR blocks with the frequency bias (the full model); "
-                                          "ddr_swin / ddr_none swap the bias; ddr_no_attention / ddr_no_spectral "
-                                          "drop a branch; vit_* are plain ViT blocks with the named bias")
-              .choices(variant_names()))
-      .param(Param::integer("dim", 48, "token width C").min(8))
-      .param(Param::integer("depth", 4, "number of blocks").min(1))
-      .param(Param::integer("heads", 4, "attention heads (dim must be a multiple)").min(1))
-      .param(Param::integer("patch", 4, "patch size in pixels; the training grid is image / patch (28 / 4 = 7)").min(1))
-      .param(Param::real("mlp_ratio", 2.0, "MLP hidden width as a multiple of dim").range(0.25, 8))
-      .param(Param::real("gate_init", 0.5, "initial value of the per-layer DDR gates g_a, g_s, g_m").range(0, 2))
-      .param(Param::integer("frequencies", 0, "frequencies K of the frequency bias (2K parameters per head); "
-                                              "0 = 2 (2M - 1), i.e. 26 at a 7x7 grid")
-                 .min(0));
-}
-
-void add_training_params(nexp::MethodSpec& m) {
-  m.param(Param::integer("epochs", 2, "passes over the training images").min(1))
-      .param(Param::integer("batch_size", 64, "training batch size").min(1))
-      .param(Param::real("lr", 5e-3, "peak AdamW learning rate").range(1e-6, 1))
-      .param(Param::real("min_lr", 1e-5, "learning rate at the end of the cosine schedule").range(0, 1))
-      .param(Param::real("weight_decay", 0.05, "AdamW decoupled weight decay (matrices and filters; not gates, "
-                                               "norms, biases or position-bias parameters)")
-                 .range(0, 1))
-      .param(Param::integer("warmup_steps", 50, "linear warmup steps before the cosine decay").min(0))
-      .param(Param::real("label_smoothing", 0.0, "label smoothing of the cross-entropy").range(0, 0.5))
-      .param(Param::integer("augment_shift", 1, "random translation of training images by up to this many "
-                                                "pixels (zero padding); 0 = off")
-                 .range(0, 8))
-      .param(Param::boolean("augment_flip", false, "random horizontal flips of training images "
-                                                   "(sensible for Fashion-MNIST, not for digits)"))
-      .param(Param::integer("log_every", 50, "steps between train_loss lines in metrics.jsonl").min(1))
-      .param(Param::integer("eval_batch", 500, "batch size of evaluation").min(1));
-}
-
 namespace {
 
 // ---------------------------------------------------------------- data and configuration
@@ -70,13 +31,13 @@ const nexp::TensorDataset& image_data(nexp::RunContext& ctx) {
   return d;
 }
 
-ModelConfig model_config(const nexp::Params& p, const nexp::TensorDataset& d) {
+ModelConfig model_config(const ModelOptions& o, const nexp::TensorDataset& d) {
   ModelConfig c;
-  c.variant = p.get_string("variant");
+  c.variant = o.variant;
   c.image = d.train_x.size(2), c.channels = d.train_x.size(1), c.classes = d.num_classes;
-  c.patch = p.get_int("patch"), c.dim = p.get_int("dim"), c.depth = p.get_int("depth"), c.heads = p.get_int("heads");
-  c.mlp_ratio = p.get_float("mlp_ratio"), c.gate_init = p.get_float("gate_init");
-  c.frequencies = p.get_int("frequencies");
+  c.patch = o.patch, c.dim = o.dim, c.depth = o.depth, c.heads = o.heads;
+  c.mlp_ratio = o.mlp_ratio, c.gate_init = o.gate_init;
+  c.frequencies = o.frequencies;
   if (c.dim % c.heads != 0)
     throw nexp::ConfigError(fmt::format("params.dim = {} is not a multiple of params.heads = {}; pick heads that "
                                         "divide dim (e.g. dim 64, heads 4)", c.dim, c.heads));
@@ -89,23 +50,6 @@ ModelConfig model_config(const nexp::Params& p, const nexp::TensorDataset& d) {
                                         "grid's half-lattice; use at most {} (or 0 for the default {})",
                                         c.frequencies, most, m, m, most, default_frequency_count(m)));
   return c;
-}
-
-struct TrainOptions {
-  std::int64_t epochs, batch_size, warmup_steps, shift, log_every, checkpoint_every, eval_batch;
-  double lr, min_lr, weight_decay, label_smoothing;
-  bool flip;
-};
-
-TrainOptions train_options(const nexp::Params& p) {
-  TrainOptions o;
-  o.epochs = p.get_int("epochs"), o.batch_size = p.get_int("batch_size"), o.warmup_steps = p.get_int("warmup_steps");
-  o.shift = p.get_int("augment_shift"), o.flip = p.get_bool("augment_flip");
-  o.log_every = p.get_int("log_every"), o.eval_batch = p.get_int("eval_batch");
-  o.checkpoint_every = p.has("checkpoint_every") ? p.get_int("checkpoint_every") : 0;
-  o.lr = p.get_float("lr"), o.min_lr = p.get_float("min_lr"), o.weight_decay = p.get_float("weight_decay");
-  o.label_smoothing = p.get_float("label_smoothing");
-  return o;
 }
 
 Normalizer normalizer(const at::Tensor& train_x) {
@@ -121,7 +65,7 @@ at::Generator stream(std::uint64_t seed, std::uint64_t tag, std::uint64_t index)
   return at::detail::createCPUGenerator(z ^ (z >> 31));
 }
 
-double learning_rate(const TrainOptions& o, std::int64_t step, std::int64_t total) {
+double learning_rate(const FitOptions& o, std::int64_t step, std::int64_t total) {
   if (step < o.warmup_steps) return o.lr * static_cast<double>(step + 1) / static_cast<double>(o.warmup_steps);
   const double t = static_cast<double>(step - o.warmup_steps) / static_cast<double>(std::max<std::int64_t>(1, total - o.warmup_steps));
   return o.min_lr + 0.5 * (o.lr - o.min_lr) * (1.0 + std::cos(3.14159265358979323846 * std::min(1.0, t)));
@@ -129,7 +73,7 @@ double learning_rate(const TrainOptions& o, std::int64_t step, std::int64_t tota
 
 // Decoupled weight decay on matrices and spectral filters; none on norms, biases, gates and the position
 // bias (Swin keeps its table out of weight decay; the frequency coefficients are its counterpart).
-torch::optim::AdamW make_optimizer(Vit& model, const TrainOptions& o) {
+torch::optim::AdamW make_optimizer(Vit& model, const FitOptions& o) {
   std::vector<at::Tensor> decay, no_decay;
   for (const auto& item : model->named_parameters()) {
     const bool position_bias = item.key().find("attention.bias.") != std::string::npos;
@@ -206,12 +150,14 @@ struct FitOutcome {
   double images_per_second = 0.0;  // training throughput of this process
 };
 
-// Trains `model` for o.epochs. With checkpoints, saves model + optimizer + step every o.checkpoint_every
-// steps (and when a stop is requested) and continues from ctx.checkpoint() when resumed. `step_offset`
-// shifts the logged steps (several models in one run).
+// Trains `model` for o.epochs. With checkpoint_every > 0, saves model + optimizer + step every
+// checkpoint_every steps (and at the end, and when a stop is requested) and continues from
+// ctx.checkpoint() when resumed; 0: no checkpoints. `step_offset` shifts the logged steps (several
+// models in one run).
 FitOutcome fit(nexp::RunContext& ctx, Vit& model, const nexp::TensorDataset& data, const Normalizer& norm,
-               const TrainOptions& o, std::uint64_t seed, bool checkpoints, std::int64_t step_offset,
+               const FitOptions& o, std::uint64_t seed, std::int64_t checkpoint_every, std::int64_t step_offset,
                const std::string& label) {
+  const bool checkpoints = checkpoint_every > 0;
   const c10::Device device = ctx.torch_device();
   const std::int64_t n_train = data.train_x.size(0);
   const std::int64_t per_epoch = n_train / o.batch_size;
@@ -251,7 +197,8 @@ FitOutcome fit(nexp::RunContext& ctx, Vit& model, const nexp::TensorDataset& dat
     }
     at::Tensor idx = order.slice(0, position * o.batch_size, (position + 1) * o.batch_size);
     at::Generator g = stream(seed, 2, static_cast<std::uint64_t>(step));
-    at::Tensor x = prepare(augment(data.train_x.index_select(0, idx), o.shift, o.flip, g), grid, patch, norm);
+    at::Tensor x = augment(data.train_x.index_select(0, idx), o.augment_shift, o.augment_flip, g);
+    x = prepare(x, grid, patch, norm);
     at::Tensor y = data.train_y.index_select(0, idx).to(device);
 
     const double lr = learning_rate(o, step, total);
@@ -272,8 +219,7 @@ FitOutcome fit(nexp::RunContext& ctx, Vit& model, const nexp::TensorDataset& dat
       bar.note(fmt::format("loss {:.3f}", out.train_loss));
       loss_sum = 0.0, loss_count = 0;
     }
-    const bool due = (o.checkpoint_every > 0 && step % o.checkpoint_every == 0) || step == total;
-    if (checkpoints && (due || ctx.stop_requested())) {
+    if (checkpoints && (step % checkpoint_every == 0 || step == total || ctx.stop_requested())) {
       // The running loss sum goes with the checkpoint, so a resumed run logs exactly what the original did.
       const nlohmann::json state = {{"step", step}, {"train_loss", out.train_loss}, {"loss_sum", loss_sum},
                                     {"loss_count", loss_count}};
@@ -348,8 +294,8 @@ at::Tensor predict(Vit& model, const at::Tensor& images, std::int64_t grid, cons
 
 void run_train(nexp::RunContext& ctx) {
   const auto& data = image_data(ctx);
-  const ModelConfig cfg = model_config(ctx.params(), data);
-  const TrainOptions o = train_options(ctx.params());
+  const auto o = ctx.options<TrainOptions>();
+  const ModelConfig cfg = model_config(o, data);
   const Normalizer norm = normalizer(data.train_x);
   Vit model(cfg);
   model->to(ctx.torch_device());
@@ -357,7 +303,7 @@ void run_train(nexp::RunContext& ctx) {
   ctx.log().info("{}: {} parameters, {} position-bias parameters per head, grid {}x{}", cfg.variant,
                  count_parameters(model), cfg.rpb_params_per_head(), cfg.grid(), cfg.grid());
 
-  const FitOutcome fitted = fit(ctx, model, data, norm, o, ctx.seed(), /*checkpoints=*/true, 0, cfg.variant);
+  const FitOutcome fitted = fit(ctx, model, data, norm, o, ctx.seed(), o.checkpoint_every, 0, cfg.variant);
   if (fitted.stopped) return;
   ctx.summary("train_loss", fitted.train_loss);
   if (fitted.images_per_second > 0) ctx.summary("images_per_second", fitted.images_per_second);
@@ -385,22 +331,17 @@ void run_train(nexp::RunContext& ctx) {
 
 // ---------------------------------------------------------------- ddr.eval
 
-namespace {
-BiasTransfer parse_transfer(const std::string& s) {
-  return s == "interpolate" ? BiasTransfer::Interpolate : BiasTransfer::ClosedForm;
-}
-}  // namespace
-
 void run_eval(nexp::RunContext& ctx) {
   const auto& data = image_data(ctx);
-  const fs::path pt = ctx.params().get_string("model");
+  const auto o = ctx.options<EvalOptions>();
+  const fs::path pt = o.model;
   auto [model, norm] = load_model(pt, ctx.torch_device());
   const ModelConfig& cfg = model->config();
   check_fits(cfg, data, pt);
-  const std::int64_t grid = ctx.params().get_int("grid") > 0 ? ctx.params().get_int("grid") : cfg.grid();
-  model->set_bias_transfer(parse_transfer(ctx.params().get_string("bias_transfer")));
+  const std::int64_t grid = o.grid > 0 ? o.grid : cfg.grid();
+  model->set_bias_transfer(o.bias_transfer);
   report_model(ctx, model);
-  at::Tensor probs = predict(model, data.test_x, grid, norm, ctx.torch_device(), ctx.params().get_int("eval_batch"));
+  at::Tensor probs = predict(model, data.test_x, grid, norm, ctx.torch_device(), o.eval_batch);
   ctx.score_predictions(0, "test", probs, data.test_y);
   ctx.summary("test_accuracy", accuracy(probs, data.test_y));
   ctx.summary("grid", static_cast<double>(grid));
@@ -427,9 +368,8 @@ std::vector<std::pair<std::string, BiasTransfer>> transfer_rules(const ModelConf
 
 void run_transfer(nexp::RunContext& ctx) {
   const auto& data = image_data(ctx);
-  const auto& p = ctx.params();
-  const TrainOptions o = train_options(p);
-  const std::vector<std::int64_t> grids = p.get_ints("grids");
+  const auto o = ctx.options<TransferOptions>();
+  const std::vector<std::int64_t>& grids = o.grids;
   const fs::path art = ctx.artifacts_dir();
 
   // The models: given files, or variants x replicas trained here (replica r uses seed + r).
@@ -439,12 +379,12 @@ void run_transfer(nexp::RunContext& ctx) {
     fs::path file;
   };
   std::vector<Entry> entries;
-  const std::vector<std::string> given = p.has("models") ? p.get_strings("models") : std::vector<std::string>{};
+  const std::vector<std::string> given = o.models.value_or(std::vector<std::string>{});
   if (!given.empty()) {
     for (std::size_t i = 0; i < given.size(); ++i) entries.push_back({"", static_cast<std::int64_t>(i), given[i]});
   } else {
-    for (const auto& v : p.get_strings("variants"))
-      for (std::int64_t r = 0; r < p.get_int("replicas"); ++r)
+    for (const auto& v : o.variants)
+      for (std::int64_t r = 0; r < o.replicas; ++r)
         entries.push_back({v, r, art / fmt::format("{}-r{}.pt", v, r)});
   }
 
@@ -458,15 +398,15 @@ void run_transfer(nexp::RunContext& ctx) {
   if (given.empty()) {
     const std::int64_t steps = o.epochs * (data.train_x.size(0) / o.batch_size);
     for (std::size_t i = trained; i < entries.size(); ++i) {
-      nexp::Params mp = p;
-      mp.set("variant", entries[i].variant);
-      const ModelConfig cfg = model_config(mp, data);
+      ModelOptions mo = o;
+      mo.variant = entries[i].variant;
+      const ModelConfig cfg = model_config(mo, data);
       const std::uint64_t seed = ctx.seed() + static_cast<std::uint64_t>(entries[i].replica);
       at::manual_seed(seed);  // the initialisation of replica r is that of a ddr.train run with seed + r
       Vit model(cfg);
       model->to(ctx.torch_device());
       const std::string label = fmt::format("{} r{}", cfg.variant, entries[i].replica);
-      const FitOutcome f = fit(ctx, model, data, normalizer(data.train_x), o, seed, false,
+      const FitOutcome f = fit(ctx, model, data, normalizer(data.train_x), o, seed, /*checkpoint_every=*/0,
                                static_cast<std::int64_t>(i) * steps, label);
       if (f.stopped) return;
       save_model(model, normalizer(data.train_x), entries[i].file);

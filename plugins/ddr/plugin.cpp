@@ -7,7 +7,6 @@
 namespace {
 
 using nexp::Direction;
-using nexp::Param;
 
 void register_components(nexp::Registrar& r) {
   r.metric("rpb_params_per_head", Direction::None,
@@ -25,44 +24,24 @@ void register_components(nexp::Registrar& r) {
   r.metric("transfer_swin_bicubic", Direction::Maximize,
            "test accuracy on the largest transfer grid, Swin's table bicubically resized");
 
-  auto& train = r.method("ddr.train", "train a DDR / ViT variant on an image data set (AdamW, warmup + cosine)",
-                         ddr::run_train);
-  ddr::add_model_params(train);
-  ddr::add_training_params(train);
-  train.param(Param::integer("checkpoint_every", 200, "steps between checkpoints (and at the end)").min(1))
+  r.method("ddr.train", "train a DDR / ViT variant on an image data set (AdamW, warmup + cosine)", ddr::run_train)
+      .options<ddr::TrainOptions>()
       .produces({"test_accuracy", "train_loss", "rpb_params_per_head", "parameters", "images_per_second"})
       .scores_predictions()
       .accepts({"fashion_mnist", "mnist"})
       .supports_resume();
 
   r.method("ddr.eval", "evaluate a model saved by ddr.train on any patch grid", ddr::run_eval)
-      .param(Param::string("model", "", "the model.pt a ddr.train run wrote (<run folder>/artifacts/model.pt); "
-                                        "model.json must sit beside it")
-                 .required())
-      .param(Param::integer("grid", 0, "patch grid side to evaluate on (inputs resized to grid * patch pixels); "
-                                       "0 = the training grid")
-                 .min(0))
-      .param(Param::string("bias_transfer", "closed_form",
-                           "how a frequency bias reaches another grid: closed_form (evaluate the series) or "
-                           "interpolate (tabulate on the training grid, resize bicubically like Swin's table)")
-                 .choices({"closed_form", "interpolate"}))
-      .param(Param::integer("eval_batch", 250, "batch size of evaluation").min(1))
+      .options<ddr::EvalOptions>()
       .produces({"test_accuracy", "rpb_params_per_head", "parameters", "grid"})
       .scores_predictions()
       .accepts({"fashion_mnist", "mnist"});
 
-  auto& transfer = r.method("ddr.transfer",
-                            "train (or load) models on the native grid and evaluate them on other patch grids: "
-                            "closed-form frequency bias vs Swin's resized table",
-                            ddr::run_transfer);
-  ddr::add_model_params(transfer);
-  ddr::add_training_params(transfer);
-  transfer
-      .param(Param::strings("variants", {"ddr", "ddr_swin"}, "variants to train and compare").choices(ddr::variant_names()))
-      .param(Param::integer("replicas", 1, "models per variant; replica r trains with seed + r").range(1, 10))
-      .param(Param::ints("grids", {7, 14}, "patch grid sides to evaluate on (the first should be the training grid)")
-                 .min(2))
-      .param(Param::strings("models", {}, "model.pt files of ddr.train runs to evaluate instead of training").optional())
+  r.method("ddr.transfer",
+           "train (or load) models on the native grid and evaluate them on other patch grids: closed-form "
+           "frequency bias vs Swin's resized table",
+           ddr::run_transfer)
+      .options<ddr::TransferOptions>()
       .produces({"test_accuracy", "rpb_params_per_head", "swin_rpb_params_per_head", "transfer_closed_form",
                  "transfer_tabulated_bicubic", "transfer_swin_bicubic"})
       .accepts({"fashion_mnist", "mnist"})

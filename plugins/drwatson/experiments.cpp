@@ -65,9 +65,17 @@ namespace {
 
 // ---------------------------------------------------------------- parameters
 
-FleetSpec fleet_of(const nexp::Params& p) {
-  FleetSpec f = load_fleet(p.get_string("fleet"));
-  if (p.has("ambiguity") && p.get_float("ambiguity") >= 0) f.noise.ambiguity = p.get_float("ambiguity");
+// The name of an enum option's value, from its name table.
+template <class E>
+const std::string& name_of(const std::vector<std::pair<std::string, E>>& table, E value) {
+  for (const auto& [name, v] : table)
+    if (v == value) return name;
+  throw nexp::Error("drwatson: an enum value is missing from its name table");
+}
+
+FleetSpec fleet_of(const FleetOptions& o) {
+  FleetSpec f = load_fleet(o.fleet);
+  if (o.ambiguity >= 0) f.noise.ambiguity = o.ambiguity;
   return f;
 }
 
@@ -101,18 +109,20 @@ double mean(const std::vector<double>& v) {
 
 // ---------------------------------------------------------------- training pipeline
 
-struct TrainSpec {
-  ModelConfig model;
-  std::vector<int> pretrain_platforms;
-  std::vector<std::int64_t> pretrain_incidents;
-  std::vector<int> label_platforms;
-  std::int64_t labels_per_platform = 150, test_per_platform = 300;
-  std::int64_t pretrain_steps = 0, finetune_steps = 0, batch = 64, checkpoint_every = 100;
-  double pretrain_lr = 1e-3, finetune_lr = 5e-4;
+// The training options as the method adjusts them, with their platforms resolved in the fleet.
+struct TrainSpec : TrainingOptions {
+  std::vector<int> pretrain_on, label_on;  // indices of pretrain_platforms and label_platforms
   std::uint64_t seed = 0;
   std::string init_from;  // a pretrained encoder to fine-tune (drwatson.finetune)
   bool logistic = true;
 };
+
+ModelConfig model_config(const TrainingOptions& o) {
+  ModelConfig c;
+  c.dim = o.dim, c.heads = o.heads, c.layers = o.layers, c.ff = 2 * o.dim, c.max_len = o.max_len;
+  c.dropout = o.dropout;
+  return c;
+}
 
 struct LabelledSet {
   std::vector<Example> examples;
@@ -163,7 +173,7 @@ Trained train(nexp::RunContext& ctx, const FleetSpec& fleet, const TrainSpec& sp
   Trained t;
   const Vocabulary vocab(fleet);
   const ClassTable classes(fleet);
-  ModelConfig config = spec.model;
+  ModelConfig config = model_config(spec);
   config.raw_size = vocab.raw_size();
   config.family_size = vocab.family_size();
   config.platforms = static_cast<std::int64_t>(fleet.platforms.size());
@@ -201,10 +211,10 @@ Trained train(nexp::RunContext& ctx, const FleetSpec& fleet, const TrainSpec& sp
   }
 
   // ---- masked-event pretraining
-  if (phase == "pretrain" && spec.pretrain_steps > 0 && !spec.pretrain_platforms.empty()) {
-    CorpusSpec cs{spec.pretrain_platforms, spec.pretrain_incidents, mix64(spec.seed ^ 0x9E37ull)};
+  if (phase == "pretrain" && spec.pretrain_steps > 0 && !spec.pretrain_on.empty()) {
+    CorpusSpec cs{spec.pretrain_on, spec.pretrain_incidents, mix64(spec.seed ^ 0x9E37ull)};
     const auto corpus = build_corpus(fleet, vocab, classes, cs, config.max_len);
-    ctx.log().info("pretraining on {} unlabelled node sequences from {} platform(s)", corpus.size(), spec.pretrain_platforms.size());
+    ctx.log().info("pretraining on {} unlabelled node sequences from {} platform(s)", corpus.size(), spec.pretrain_on.size());
     if (!opt) opt = std::make_unique<torch::optim::Adam>(model->parameters(), torch::optim::AdamOptions(spec.pretrain_lr));
     auto bar = ctx.progress(spec.pretrain_steps, "pretrain");
     bar.set(step);
@@ -229,12 +239,12 @@ Trained train(nexp::RunContext& ctx, const FleetSpec& fleet, const TrainSpec& sp
   // ---- few-label fine-tuning
   const std::int64_t base = spec.pretrain_steps;
   BagOfEvents bag(fleet);
-  const LabelledSet labels = labelled(fleet, vocab, bag, classes, spec.label_platforms, spec.labels_per_platform,
+  const LabelledSet labels = labelled(fleet, vocab, bag, classes, spec.label_on, spec.labels_per_platform,
                                       mix64(spec.seed ^ 0x1AB3ull), config.max_len);
   // The last fifth of each platform's labelled incidents calibrates (temperature), the rest trains.
   LabelledSet fit, cal;
   {
-    const std::size_t per = labels.examples.size() / std::max<std::size_t>(1, spec.label_platforms.size());
+    const std::size_t per = labels.examples.size() / std::max<std::size_t>(1, spec.label_on.size());
     for (std::size_t i = 0; i < labels.examples.size(); ++i) {
       LabelledSet& into = (i % per) >= per * 4 / 5 ? cal : fit;
       into.examples.push_back(labels.examples[i]);
@@ -277,7 +287,7 @@ Trained train(nexp::RunContext& ctx, const FleetSpec& fleet, const TrainSpec& sp
   model->eval();
 
   // ---- held-out test incidents: node-level classification accuracy, and the majority class
-  const LabelledSet test = labelled(fleet, vocab, bag, classes, spec.label_platforms, spec.test_per_platform,
+  const LabelledSet test = labelled(fleet, vocab, bag, classes, spec.label_on, spec.test_per_platform,
                                     mix64(spec.seed ^ 0x7E57ull), config.max_len);
   if (spec.finetune_steps > 0) {
     t.test_probs = at::softmax(predict_logits(model, test.examples) / t.temperature, 1);
@@ -302,29 +312,15 @@ Trained train(nexp::RunContext& ctx, const FleetSpec& fleet, const TrainSpec& sp
   return t;
 }
 
-TrainSpec train_spec(const nexp::Params& p, const FleetSpec& fleet, std::uint64_t seed) {
+TrainSpec train_spec(const TrainingOptions& o, const FleetSpec& fleet, std::uint64_t seed) {
   TrainSpec s;
-  s.model.dim = p.get_int("dim");
-  s.model.heads = p.get_int("heads");
-  s.model.layers = p.get_int("layers");
-  s.model.ff = 2 * s.model.dim;
-  s.model.max_len = p.get_int("max_len");
-  s.model.dropout = p.get_float("dropout");
-  s.pretrain_platforms = platforms_of(fleet, p.get_strings("pretrain_platforms"));
-  s.pretrain_incidents = p.get_ints("pretrain_incidents");
-  if (s.pretrain_incidents.size() != s.pretrain_platforms.size())
+  static_cast<TrainingOptions&>(s) = o;
+  s.pretrain_on = platforms_of(fleet, o.pretrain_platforms);
+  if (o.pretrain_incidents.size() != s.pretrain_on.size())
     throw nexp::ConfigError(fmt::format("params.pretrain_incidents has {} entries but params.pretrain_platforms names {} "
                                         "platforms: give one corpus size per platform, in the same order",
-                                        s.pretrain_incidents.size(), s.pretrain_platforms.size()));
-  s.label_platforms = platforms_of(fleet, p.get_strings("label_platforms"));
-  s.labels_per_platform = p.get_int("labels_per_platform");
-  s.test_per_platform = p.get_int("test_per_platform");
-  s.pretrain_steps = p.get_int("pretrain_steps");
-  s.finetune_steps = p.get_int("finetune_steps");
-  s.batch = p.get_int("batch");
-  s.checkpoint_every = p.get_int("checkpoint_every");
-  s.pretrain_lr = p.get_float("pretrain_lr");
-  s.finetune_lr = p.get_float("finetune_lr");
+                                        o.pretrain_incidents.size(), s.pretrain_on.size()));
+  s.label_on = platforms_of(fleet, o.label_platforms);
   s.seed = seed;
   return s;
 }
@@ -339,15 +335,15 @@ void write_text(const fs::path& file, const std::string& text) {
 // ---------------------------------------------------------------- drwatson.calibrate
 
 void run_calibrate(nexp::RunContext& ctx) {
-  const auto& p = ctx.params();
-  FleetSpec fleet = fleet_of(p);
-  const int platform = platform_of(fleet, p.get_string("platform"));
-  const int replicas = static_cast<int>(p.get_int("seeds"));
-  const double horizon = p.get_float("horizon_days");
+  const auto o = ctx.options<CalibrateOptions>();
+  FleetSpec fleet = fleet_of(o);
+  const int platform = platform_of(fleet, o.platform);
+  const int replicas = o.seeds;
+  const double horizon = o.horizon_days;
   IncumbentPolicy incumbent(fleet);
   OraclePolicy oracle(fleet);
   const double own = fleet.noise.ambiguity;
-  std::vector<double> grid = p.get_floats("ambiguities");
+  std::vector<double> grid = o.ambiguities;
   if (std::find(grid.begin(), grid.end(), own) == grid.end()) grid.push_back(own);
   std::sort(grid.begin(), grid.end());
   const double days = (horizon > 0 ? horizon : fleet.job.horizon_days);
@@ -359,11 +355,11 @@ void run_calibrate(nexp::RunContext& ctx) {
     f.noise.ambiguity = a;
     IncumbentPolicy inc(f);
     const auto m = run_replicas(f, inc, platform, ctx.seed(), replicas, horizon);
-    const auto o = run_replicas(f, OraclePolicy(f), platform, ctx.seed(), replicas, horizon);
+    const auto best = run_replicas(f, OraclePolicy(f), platform, ctx.seed(), replicas, horizon);
     const double acc = mean(column(m, "accuracy")), ettr = mean(column(m, "ettr"));
     const double rate = mean(column(m, "interruptions")) / node_days;
     csv += fmt::format("{},{:.4f},{:.4f},{:.4f},{:.6g},{:.4f},{:.4f}\n", a, acc, mean(column(m, "fix_rate")), ettr, rate,
-                       mean(column(m, "repeat_rate")), mean(column(o, "ettr")));
+                       mean(column(m, "repeat_rate")), mean(column(best, "ettr")));
     ctx.log().info("ambiguity {:.2f}: incumbent accuracy {:.3f}, ETTR {:.3f}, {:.3g} interruptions per node-day", a, acc, ettr, rate);
     ctx.log_metrics(++step, {{"incumbent_accuracy", acc}, {"incumbent_ettr", ettr}, {"interruption_rate", rate}});
   }
@@ -373,12 +369,12 @@ void run_calibrate(nexp::RunContext& ctx) {
   std::vector<std::vector<IncidentRecord>> logs(static_cast<std::size_t>(replicas));
   std::vector<ReplicaMetrics> m(static_cast<std::size_t>(replicas));
   tbb::parallel_for(0, replicas, [&](int r) {
-    SimOptions o;
-    o.platform = platform;
-    o.seed = mix64(ctx.seed() * 1000003ull + static_cast<std::uint64_t>(r));
-    o.horizon_days = horizon;
-    o.log = &logs[static_cast<std::size_t>(r)];
-    m[static_cast<std::size_t>(r)] = simulate(fleet, incumbent, o);
+    SimOptions sim;
+    sim.platform = platform;
+    sim.seed = mix64(ctx.seed() * 1000003ull + static_cast<std::uint64_t>(r));
+    sim.horizon_days = horizon;
+    sim.log = &logs[static_cast<std::size_t>(r)];
+    m[static_cast<std::size_t>(r)] = simulate(fleet, incumbent, sim);
   });
   IncidentGenerator gen(fleet, platform);
   std::vector<double> first(fleet.causes.size(), 0.0);
@@ -419,9 +415,9 @@ void run_calibrate(nexp::RunContext& ctx) {
 // ---------------------------------------------------------------- drwatson.pretrain / finetune
 
 void run_pretrain(nexp::RunContext& ctx) {
-  const auto& p = ctx.params();
-  const FleetSpec fleet = fleet_of(p);
-  TrainSpec spec = train_spec(p, fleet, ctx.seed());
+  const auto o = ctx.options<PretrainOptions>();
+  const FleetSpec fleet = fleet_of(o);
+  TrainSpec spec = train_spec(o, fleet, ctx.seed());
   spec.finetune_steps = 0;
   spec.logistic = false;
   spec.labels_per_platform = 0;
@@ -432,7 +428,7 @@ void run_pretrain(nexp::RunContext& ctx) {
   // Held-out masked-event accuracy: how well the encoder predicts hidden raw codes.
   const Vocabulary vocab(fleet);
   const ClassTable classes(fleet);
-  CorpusSpec held{spec.pretrain_platforms, std::vector<std::int64_t>(spec.pretrain_platforms.size(), 100), mix64(ctx.seed() ^ 0xBEEFull)};
+  CorpusSpec held{spec.pretrain_on, std::vector<std::int64_t>(spec.pretrain_on.size(), 100), mix64(ctx.seed() ^ 0xBEEFull)};
   const auto corpus = build_corpus(fleet, vocab, classes, held, t.model->config().max_len);
   torch::NoGradGuard no_grad;
   t.model->eval();
@@ -453,11 +449,11 @@ void run_pretrain(nexp::RunContext& ctx) {
 }
 
 void run_finetune(nexp::RunContext& ctx) {
-  const auto& p = ctx.params();
-  const FleetSpec fleet = fleet_of(p);
-  TrainSpec spec = train_spec(p, fleet, ctx.seed());
+  const auto o = ctx.options<FinetuneOptions>();
+  const FleetSpec fleet = fleet_of(o);
+  TrainSpec spec = train_spec(o, fleet, ctx.seed());
   spec.pretrain_steps = 0;
-  spec.init_from = p.get_string("pretrained");
+  spec.init_from = o.pretrained;
   Trained t = train(ctx, fleet, spec);
   if (t.stopped) return;
   save_encoder(t.model, t.temperature, ctx.artifacts_dir() / "model.pt");
@@ -472,40 +468,38 @@ void run_finetune(nexp::RunContext& ctx) {
 // ---------------------------------------------------------------- drwatson.headline
 
 void run_headline(nexp::RunContext& ctx) {
-  const auto& p = ctx.params();
-  const std::string variant = p.get_string("variant");
-  FleetSpec fleet = fleet_of(p);
-  if (variant == "zero_ambiguity") fleet.noise.ambiguity = 0.0;
-  const int platform = platform_of(fleet, p.get_string("platform"));
-  const int replicas = static_cast<int>(p.get_int("seeds"));
-  const double horizon = p.get_float("horizon_days");
+  const auto o = ctx.options<HeadlineOptions>();
+  FleetSpec fleet = fleet_of(o);
+  if (o.variant == Variant::ZeroAmbiguity) fleet.noise.ambiguity = 0.0;
+  const int platform = platform_of(fleet, o.platform);
+  const int replicas = o.seeds;
+  const double horizon = o.horizon_days;
 
-  TrainSpec spec = train_spec(p, fleet, ctx.seed());
-  if (variant == "no_pretrain") spec.pretrain_steps = 0;
-  if (variant == "single_platform") {
+  TrainSpec spec = train_spec(o, fleet, ctx.seed());
+  if (o.variant == Variant::NoPretrain) spec.pretrain_steps = 0;
+  if (o.variant == Variant::SinglePlatform) {
     std::vector<int> only;
     std::vector<std::int64_t> sizes;
-    for (std::size_t i = 0; i < spec.pretrain_platforms.size(); ++i)
-      if (spec.pretrain_platforms[i] == platform) only.push_back(platform), sizes.push_back(spec.pretrain_incidents[i]);
-    spec.pretrain_platforms = only;
+    for (std::size_t i = 0; i < spec.pretrain_on.size(); ++i)
+      if (spec.pretrain_on[i] == platform) only.push_back(platform), sizes.push_back(spec.pretrain_incidents[i]);
+    spec.pretrain_on = only;
     spec.pretrain_incidents = sizes;
   }
   Trained t;
-  const std::string model_file = p.get_string("model");
-  if (!model_file.empty()) {
-    auto [m, temperature] = load_encoder(model_file);
+  if (!o.model.empty()) {
+    auto [m, temperature] = load_encoder(o.model);
     t.model = m, t.temperature = temperature;
     spec.pretrain_steps = spec.finetune_steps = 0;
     t.logistic = train(ctx, fleet, spec).logistic;  // the baseline is cheap: fit it here
-    ctx.log().info("using the fine-tuned model {}", model_file);
+    ctx.log().info("using the fine-tuned model {}", o.model);
   } else {
     t = train(ctx, fleet, spec);
     if (t.stopped) return;
   }
 
   DecisionOptions options;
-  options.residual_risk = p.get_float("residual_risk");
-  options.cost_aware = variant != "no_decision";
+  options.residual_risk = o.residual_risk;
+  options.cost_aware = o.variant != Variant::NoDecision;
   auto fm_classifier = std::make_shared<TransformerClassifier>(t.model, t.temperature, fleet);
   IncumbentPolicy incumbent(fleet);
   PosteriorPolicy logistic("logistic", fleet, t.logistic, DecisionOptions{false, options.residual_risk, options.max_attempts, options.plausible});
@@ -560,7 +554,7 @@ void run_headline(nexp::RunContext& ctx) {
   std::string md = fmt::format("# {} fleet, variant {}, {} replicas of {} days\n\n| policy | downtime h | QA h | job downtime h | "
                                "node downtime h | ETTR | accuracy | repeat rate | downtime vs incumbent | QA vs incumbent |\n"
                                "|---|---|---|---|---|---|---|---|---|---|\n",
-                               fleet.platforms[static_cast<std::size_t>(platform)].name, variant, replicas,
+                               fleet.platforms[static_cast<std::size_t>(platform)].name, name_of(kVariants, o.variant), replicas,
                                horizon > 0 ? horizon : fleet.job.horizon_days);
   for (std::size_t i = 0; i < policies.size(); ++i) {
     const auto& r = results[i];
@@ -599,6 +593,20 @@ std::string read_text(const fs::path& file) {
   return ss.str();
 }
 
+// The format of a log, recognised from its content.
+LogFormat recognise(const std::string& text) {
+  if (text.find("DCGM_FI_") != std::string::npos) return LogFormat::Dcgm;
+  if (text.find("NVSMI LOG") != std::string::npos || text.find("Attached GPUs") != std::string::npos)
+    return LogFormat::NvidiaSmi;
+  return LogFormat::Kernel;
+}
+
+NodeView events_of(const std::string& text, LogFormat format, const RawCodes& codes) {
+  if (format == LogFormat::Dcgm) return events_from_dcgm(parse_dcgm(text), codes);
+  if (format == LogFormat::NvidiaSmi) return events_from_smi(parse_nvidia_smi(text), codes);
+  return events_from_log(parse_kernel_log(text), codes);
+}
+
 // Times a known-answer matmul on the device, step by step; each step is reported to core, which calls
 // the device's on_step hook (where a simulated accelerator injects its faults).
 ProbeResult probe_device(nexp::RunContext& ctx, std::int64_t steps, std::int64_t n) {
@@ -634,36 +642,29 @@ ProbeResult probe_device(nexp::RunContext& ctx, std::int64_t steps, std::int64_t
 }  // namespace
 
 void run_diagnose(nexp::RunContext& ctx) {
-  const auto& p = ctx.params();
-  const FleetSpec fleet = fleet_of(p);
+  const auto o = ctx.options<DiagnoseOptions>();
+  const FleetSpec fleet = fleet_of(o);
   nexp::Device& device = ctx.device();
   const nexp::DeviceInfo info = device.info();
-  std::string pname = p.get_string("platform");
+  std::string pname = o.platform;
   if (pname == "auto") pname = info.backend == "cuda" || info.backend == "cpu" ? "gpu" : "acc_t";
   const int platform = platform_of(fleet, pname);
   const RawCodes codes(fleet, fleet.platform_index("gpu") != kNoIndex ? fleet.platform_index("gpu") : platform);
 
   // ---- the machine's own telemetry around an active probe
   const nexp::Telemetry before = device.telemetry();
-  const ProbeResult probe = probe_device(ctx, p.get_int("probe_steps"), p.get_int("probe_size"));
+  const ProbeResult probe = probe_device(ctx, o.probe_steps, o.probe_size);
   const nexp::Telemetry after = device.telemetry();
   const nexp::Health health = device.health();
   NodeView node = events_from_telemetry(before, after, probe, fleet, platform, std::max(0, info.index));
   for (const auto& line : health.problems) ctx.log().warn("{} health: {}", info.id, line);
 
   // ---- and a log file, if one was given
-  const std::string log_file = p.get_string("log");
-  if (!log_file.empty()) {
-    const std::string text = read_text(log_file);
-    std::string format = p.get_string("format");
-    if (format == "auto")
-      format = text.find("DCGM_FI_") != std::string::npos                                                   ? "dcgm"
-               : text.find("NVSMI LOG") != std::string::npos || text.find("Attached GPUs") != std::string::npos ? "nvidia_smi"
-                                                                                                          : "kernel";
-    NodeView from = format == "dcgm"         ? events_from_dcgm(parse_dcgm(text), codes)
-                    : format == "nvidia_smi" ? events_from_smi(parse_nvidia_smi(text), codes)
-                                             : events_from_log(parse_kernel_log(text), codes);
-    ctx.log().info("{}: {} events from {} ({})", info.id, from.events.size(), log_file, format);
+  if (!o.log.empty()) {
+    const std::string text = read_text(o.log);
+    const LogFormat format = o.format == LogFormat::Auto ? recognise(text) : o.format;
+    const NodeView from = events_of(text, format, codes);
+    ctx.log().info("{}: {} events from {} ({})", info.id, from.events.size(), o.log, name_of(kLogFormats, format));
     merge_into(node, from);
   }
   Observation obs;
@@ -699,24 +700,24 @@ void run_diagnose(nexp::RunContext& ctx) {
   // ---- DrWatson
   EventEncoder model{nullptr};
   double temperature = 1.0;
-  if (!p.get_string("model").empty()) {
-    std::tie(model, temperature) = load_encoder(p.get_string("model"));
+  if (!o.model.empty()) {
+    std::tie(model, temperature) = load_encoder(o.model);
   } else {
     ctx.log().info("no params.model given: training a small model first (pass a drwatson.finetune run's model.pt to skip this)");
-    Trained t = train(ctx, fleet, train_spec(p, fleet, ctx.seed()));
+    Trained t = train(ctx, fleet, train_spec(o, fleet, ctx.seed()));
     if (t.stopped) return;
     model = t.model, temperature = t.temperature;
   }
   auto classifier = std::make_shared<TransformerClassifier>(model, temperature, fleet);
   DecisionOptions options;
-  options.residual_risk = p.get_float("residual_risk");
+  options.residual_risk = o.residual_risk;
   const PosteriorPolicy drwatson("drwatson", fleet, classifier, options);
   // The model's posterior is that of a node taking part in an interruption, one culprit among
   // noise.candidates; a machine in production is faulty with prior probability fault_prior instead.
   std::vector<double> q = classifier->posteriors(obs)[0];
-  const bool interrupted = p.get_bool("interrupted");
+  const bool interrupted = o.interrupted;
   if (!interrupted) {
-    const double trained = 1.0 / fleet.noise.candidates, wanted = p.get_float("fault_prior");
+    const double trained = 1.0 / fleet.noise.candidates, wanted = o.fault_prior;
     const double scale = (wanted / (1 - wanted)) / (trained / (1 - trained));
     double z = q[ClassTable::kHealthy];
     for (std::size_t k = 1; k < q.size(); ++k) z += (q[k] *= scale);

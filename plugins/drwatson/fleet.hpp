@@ -3,12 +3,23 @@
 // YAML file a user edits to describe their own (configs/drwatson/fleet.yaml is the default, seeded
 // from public reliability figures). Names in the file (causes, actions, tests, symptom kinds, raw
 // codes) are resolved to indices once, here, so the simulator works on integers.
+//
+// The file is validated against schemas declared as option structs (nexp/options.hpp): job, noise,
+// lemons and actions declare themselves below; the sections that name other entries (platforms and
+// their rules, causes and their symptoms, tests, background, incumbent) have file-side structs in
+// fleet.cpp, bound first and then resolved to indices. Maps keyed by names the file itself defines
+// (kinds, platforms, causes, a test's detect, a cause's count and fixes) are read by hand.
 #include <array>
 #include <cstdint>
 #include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
+
+namespace nexp {
+template <class T>
+class Options;
+}  // namespace nexp
 
 namespace drwatson {
 
@@ -61,6 +72,7 @@ struct ActionSpec {
   double minutes = 0;        // time the node is out for this action (before QA)
   double p_fix = 1.0;        // probability the action fixes a fault it covers
   bool pulls_node() const { return level > 0; }
+  static void declare(nexp::Options<ActionSpec>& o);
 };
 
 struct TestSpec {
@@ -104,6 +116,7 @@ struct JobSpec {
   double restart_minutes = 20;     // job recovery
   double host_select_minutes = 3;  // host selection and restart
   double sweep_minutes = 20;       // a triage sweep (collective bisection) while the job waits
+  static void declare(nexp::Options<JobSpec>& o);
 };
 
 struct NoiseSpec {
@@ -113,6 +126,7 @@ struct NoiseSpec {
   double value_sigma = 0.3;   // log-normal noise on magnitudes
   double window_hours = 6;    // how far back the diagnosis looks
   int candidates = 4;         // nodes presented to the diagnosis per interruption
+  static void declare(nexp::Options<NoiseSpec>& o);
 };
 
 struct BackgroundSpec {
@@ -126,6 +140,7 @@ struct LemonSpec {
   double fraction = 0.15;
   double multiplier = 5.0;
   double manual_clears = 0.5;  // probability a manual repair finds and fixes the chronic problem
+  static void declare(nexp::Options<LemonSpec>& o);
 };
 
 struct IncumbentSpec {

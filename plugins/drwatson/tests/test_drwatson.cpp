@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 #include <map>
 #include <numeric>
+#include <sstream>
 
 #include "experiments.hpp"
 #include "fleet.hpp"
@@ -82,6 +84,66 @@ TEST(Fleet, BadFilesAreRefusedWithTheKey) {
     EXPECT_NE(std::string(e.what()).find("job.nodes"), std::string::npos) << e.what();
   }
   EXPECT_THROW(load_fleet("does/not/exist.yaml"), nexp::ConfigError);
+}
+
+namespace {
+
+// The default file with `edits` applied (each `from` must occur in it).
+std::string edited_fleet(const std::vector<std::pair<std::string, std::string>>& edits) {
+  std::ifstream in("configs/drwatson/fleet.yaml");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string text = ss.str();
+  for (const auto& [from, to] : edits) {
+    const auto at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    if (at != std::string::npos) text.replace(at, from.size(), to);
+  }
+  return text;
+}
+
+std::string fleet_error(const std::string& text) {
+  try {
+    parse_fleet(text, "edited.yaml");
+  } catch (const nexp::ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(Fleet, EverySchemaProblemIsReportedWithItsKeyAndLine) {
+  const std::string e = fleet_error(edited_fleet({{"  spares: 16", "  sparse: 16"},
+                                                  {"  candidates: 4", "  candidates: 40"},
+                                                  {"{kind: device_hang, p: 0.35}", "{kind: device_hang, p: 0.35, phase: triger}"},
+                                                  {"    devices: 16\n", "    devices: sixteen\n"}}));
+  for (const char* part : {"4 problems", "unknown key 'job.sparse'", "Did you mean 'spares'?", "'noise.candidates' is out of range",
+                           "'causes.gpu.symptoms.1.phase'", "'triger' is not one of {precursor, trigger, after}",
+                           "'platforms.acc_n.devices' expected int", "config 'edited.yaml', line "})
+    EXPECT_NE(e.find(part), std::string::npos) << part << " in: " << e;
+  // Names that refer to other entries are resolved after the schema checks.
+  EXPECT_NE(fleet_error(edited_fleet({{"{raw: XID_79,  action: reboot_node", "{raw: XID_79,  action: reboot_nod"}}))
+                .find("'platforms.gpu.rules.1.action': unknown action 'reboot_nod'"),
+            std::string::npos);
+  EXPECT_NE(fleet_error(edited_fleet({{"acc_n: MEM_ECC_CE}", "acc_x: MEM_ECC_CE}"}})).find("kinds.ecc_sbe.acc_x"),
+            std::string::npos);
+}
+
+TEST(Fleet, SymptomsKeepTheirRolePhaseAndSlot) {
+  const FleetSpec& f = fleet();
+  const CauseSpec& gpu = f.causes[static_cast<std::size_t>(f.cause_index("gpu"))];
+  // - {kind: pcie_corr, p: 0.2, slot: host, confusable: true} and - {kind: cleanup, p: 0.4, role: node, phase: after}
+  EXPECT_EQ(gpu.symptoms[7].slot, kSlotHost);
+  EXPECT_TRUE(gpu.symptoms[7].confusable);
+  EXPECT_EQ(gpu.symptoms[8].role, Role::Node);
+  EXPECT_EQ(gpu.symptoms[8].phase, Phase::After);
+  EXPECT_EQ(gpu.symptoms[0].slot, kNoIndex) << "no slot: the faulty device";
+  EXPECT_EQ(gpu.symptoms[0].phase, Phase::Trigger) << "the default phase";
+  EXPECT_EQ(gpu.symptoms[5].value_lo, 50);
+  EXPECT_EQ(gpu.symptoms[5].value_hi, 500);
+  EXPECT_EQ(f.actions[static_cast<std::size_t>(gpu.fixes[static_cast<std::size_t>(gpu.symptoms[5].only_fix)].action)].name,
+            "replace_accel");
 }
 
 TEST(Fleet, CoverageFollowsTheLadder) {
