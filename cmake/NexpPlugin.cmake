@@ -36,11 +36,12 @@ endfunction()
 
 # Registers each GoogleTest case of `target` as a CTest test named <prefix><Suite>.<Case>, with
 # `labels` and one torch thread. (gtest_discover_tests' PROPERTIES cannot carry list values in
-# CMake 3.25, so the labels are set by a script that runs after the discovery.)
+# CMake 3.25, so the labels are set by a script that runs after the discovery.) Listing the cases
+# can take seconds on a loaded machine, hence the generous discovery timeout.
 function(nexp_discover_tests target prefix labels)
   include(GoogleTest)
-  gtest_discover_tests(${target} TEST_PREFIX "${prefix}" DISCOVERY_MODE PRE_TEST TEST_LIST ${target}_TESTS
-                       PROPERTIES WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  gtest_discover_tests(${target} TEST_PREFIX "${prefix}" DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 120
+                       TEST_LIST ${target}_TESTS PROPERTIES WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
   set(_script ${CMAKE_CURRENT_BINARY_DIR}/${target}_labels.cmake)
   file(WRITE ${_script}
     "foreach(_t IN LISTS ${target}_TESTS)\n"

@@ -26,6 +26,7 @@ echo 'connect(3, {sa_family=AF_INET, sin_port=htons(443), sin_addr=inet_addr("19
 echo 'connect(3, {sa_family=AF_INET, sin_port=htons(8080), sin_addr=inet_addr("127.0.0.1")}, 16) = 0' >>"$TMP/canned"
 [[ $(outside_loopback "$TMP/canned" | wc -l) == 1 ]] || { echo "FAIL: the trace filter misses a non-loopback connect"; exit 1; }
 ran=0
+cd "$NEXP_SOURCE_DIR"  # configs name their data files relative to the source tree
 for c in "${configs[@]}"; do
   name=$(basename "$(dirname "$c")")
   unshare -n -- sh -c 'ip link set lo up 2>/dev/null; exec "$@"' sh \
