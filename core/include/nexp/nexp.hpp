@@ -9,3 +9,4 @@
 #include "nexp/plugin.hpp"
 #include "nexp/random.hpp"
 #include "nexp/run_context.hpp"
+#include "nexp/text.hpp"
