@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "nexp/error.hpp"
+#include "nexp/runtime/tracking.hpp"
 #include "nexp/runtime/util.hpp"
 
 namespace nexp {
@@ -646,7 +647,7 @@ Experiment resolve_experiment(YAML::Node root, const fs::path& source, const std
 
   e.seed = static_cast<std::uint64_t>(integer("seed", 0, 0));
   e.threads = static_cast<int>(integer("threads", 0, 0));
-  e.runs_dir = scalar("runs_dir", "a folder path").value_or("runs");
+  e.runs_dir = scalar("runs_dir", "a folder path").value_or(default_runs_dir());
 
   // metrics: each must be something the method produces.
   auto produced = [&](const std::string& name) {
