@@ -18,6 +18,11 @@ void register_components(nexp::Registrar& r) {
       .param(nexp::Param::integer("steps", 200, "gradient steps").min(1))
       .param(nexp::Param::real("lr", 0.1, "step size").range(1e-6, 1))
       .param(nexp::Param::integer("checkpoint_every", 20, "steps between metrics and checkpoints").min(1))
+      // To test stopping and resuming at an exact point (the run waits for artifacts/release):
+      .param(nexp::Param::integer("hold_at", 0, "wait at this step until artifacts/release exists (0: never)").min(0))
+      .param(nexp::Param::string("hold_in", "step", "where to wait: after the step, or inside its checkpoint's commit")
+                 .choices({"step", "checkpoint"}))
+      .param(nexp::Param::boolean("hold_on_stop", false, "also wait when stopping, after the last checkpoint"))
       .produces({"mse", "weight_error"})
       .accepts({"@SLUG@.*"})
       .supports_resume();
