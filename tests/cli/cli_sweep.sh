@@ -68,11 +68,12 @@ expect_contains "$OUT" "best: trial 1 params.crash=false params.x=2" "ranked by 
 expect_exit 1 nx run crash.yaml -m params.crash=false,true 'params.x=1,2' --retry-failed
 expect_contains "$ERR" "2 to run" "--retry-failed runs the failed trials (only) again"
 
-# A trial past --trial-timeout is stopped and marked failed; the sweep goes on.
-expect_exit 1 nx run crash.yaml -m params.sleep_ms=0,60000 experiment=timeouts --trial-timeout 15 --jobs 2
+# A trial past --trial-timeout is stopped and marked failed, and the sweep goes on with the next one.
+# Both trials sleep until stopped, so each meets the limit however fast or slow it starts.
+expect_exit 1 nx run crash.yaml -m params.sleep_ms=600000 params.x=1,2 experiment=timeouts --trial-timeout 2 --jobs 1
 TDIR=$WORK/runs/timeouts/sweep
-[[ $(count completed "$TDIR") == 1 && $(count failed "$TDIR") == 1 ]] || fail "one completed, one timed out: $(states "$TDIR")"
-grep -q "exceeded --trial-timeout of 15 s" "$TDIR/trials.csv" || fail "the timeout is the error: $(states "$TDIR")"
+[[ $(count failed "$TDIR") == 2 ]] || fail "both trials timed out: $(states "$TDIR")"
+[[ $(grep -c "exceeded --trial-timeout of 2 s" "$TDIR/trials.csv") == 2 ]] || fail "the timeout is the error: $(states "$TDIR")"
 
 # A changed definition is refused with the difference; --force continues and reuses what matches.
 expect_exit 2 nx run crash.yaml -m params.crash=false 'params.x=1,2,3'

@@ -5,11 +5,11 @@ set -euo pipefail
 : "${NEXP:?set by ctest}" "${NEXP_FIXTURES:?set by ctest}" "${SCAFFOLD_SMOKE:?set by ctest}"
 WORK=$(mktemp -d /tmp/nexp-cli-XXXXXX)
 # On the way out, nothing keeps running: background jobs are killed, and a held run whose folder is
-# removed stops waiting.
+# removed stops waiting (the second removal takes what such a run wrote while the first one ran).
 cleanup() {
   local jobs; jobs=$(jobs -p)
   [[ -z $jobs ]] || kill -9 $jobs 2>/dev/null || true
-  rm -rf "$WORK"
+  rm -rf "$WORK" 2>/dev/null || { sleep 1; rm -rf "$WORK"; } || true  # a failing trap would set the exit code
 }
 trap cleanup EXIT
 cd "$WORK"
@@ -55,6 +55,13 @@ held_folder() {  # glob
   echo "${f%/artifacts/held}"
 }
 release() { touch "$1/artifacts/release"; }
+# Lets every run that holds under a folder go on, until killed (run it in the background).
+release_every() {  # glob of run folders
+  while :; do
+    for f in $1/artifacts/held; do [[ -f $f ]] && touch "${f%held}release"; done
+    sleep 0.05
+  done
+}
 # has_line FILE TEXT: FILE exists and contains TEXT.
 has_line() { [[ -f $1 ]] && grep -qF -- "$2" "$1"; }
 STOP_REQUESTED="nexp: stop requested"

@@ -1,12 +1,21 @@
 # The Slurm launcher end to end on a real one-node cluster: one `sbatch --array` job; a task is
 # requeued while it runs, checkpoints on the signal, and resumes to the same result. Every trial holds
-# at step 25 (params.hold_at) until released, so the requeue always meets a running trial.
+# at step 25 (params.hold_at): trials 0 and 2 are let go as they hold (whatever the node's cores),
+# trial 1 holds until it has been requeued, so the requeue always meets a running trial.
 source "$(dirname "$0")/lib.sh"
 [[ $(id -u) == 0 ]] || { echo "skip: the local Slurm cluster needs root"; exit 77; }
 SLURM_LOCAL=$NEXP_SOURCE_DIR/scripts/slurm-local
 export NEXP_SLURM_DIR=$WORK/slurm
 "$SLURM_LOCAL" start || fail "scripts/slurm-local start"
-trap '"$SLURM_LOCAL" stop; cleanup' EXIT
+# On the way out: held trials are let go, the cluster stops (its daemons must not outlive the test),
+# and the scratch folder goes.
+on_exit() {
+  local d
+  for d in "$WORK"/runs/smoke/sweep/trial-*/artifacts; do touch "$d/release" 2>/dev/null || true; done
+  "$SLURM_LOCAL" stop || true
+  cleanup
+}
+trap on_exit EXIT
 export SLURM_CONF=$NEXP_SLURM_DIR/slurm.conf
 
 ARGS=(params.steps=60 params.checkpoint_every=10 dataset.n=200 dataset.d=5 params.lr=0.05)
@@ -14,6 +23,7 @@ nx_exec -q run "$SCAFFOLD_SMOKE" "${ARGS[@]}" params.hold_at=25 -m 'seed=range(0
   --launcher slurm --requeue --jobs 3 > sweep.out 2> sweep.err &
 PID=$!
 DIR=$WORK/runs/smoke/sweep
+release_every "$DIR/trial-000[02]-*" &
 T1=$(held_folder "$DIR/trial-0001-*")
 JOB=$(squeue -h -o %F | head -n1)
 [[ -n $JOB ]] || fail "no job array in the queue: $(cat sweep.err)"
@@ -24,7 +34,6 @@ wait_for "trial 1 to take the stop in" has_line "$DIR/slurm/${JOB}_1.out" "$STOP
 release "$T1"
 wait_for "trial 1 to be interrupted" grep -q '"interrupted"' "$T1/status.json"
 [[ $(status_of "$T1" reason) == checkpointed ]] || fail "trial 1 stopped at a checkpoint: $(cat "$T1/status.json")"
-for t in 0000 0002; do release "$(held_folder "$DIR/trial-$t-*")"; done
 # A requeued task waits before it may start again; let it go now.
 let_go() { scontrol update JobId="${JOB}_1" StartTime=now 2>/dev/null; }
 wait_for "the requeued task to be let go" let_go
