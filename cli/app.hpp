@@ -32,8 +32,6 @@ struct App {
 void print_table(std::ostream& out, const std::vector<std::string>& header,
                  const std::vector<std::vector<std::string>>& rows);
 std::string format_number(double v);
-// The default runs folder: $NEXP_RUNS_DIR, else ./runs.
-std::string default_runs_dir();
 
 // `nexp run` of a sweep (-m, or a config with a sweep: block).
 struct SweepArgs {

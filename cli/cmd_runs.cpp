@@ -9,6 +9,7 @@
 #include "nexp/runtime/logging.hpp"
 #include "nexp/runtime/tracking.hpp"
 #include "nexp/runtime/util.hpp"
+#include "nexp/text.hpp"
 
 namespace nexp::cli {
 
@@ -18,6 +19,7 @@ using json = nlohmann::json;
 
 struct Filters {
   RunQuery query;
+  std::string status;
   std::string runs_dir;
   bool ascending = false;
 };
@@ -25,7 +27,7 @@ struct Filters {
 void add_filters(CLI::App* cmd, Filters& f) {
   cmd->add_option("--experiment,-e", f.query.experiment, "only this experiment ('name*' matches a prefix)");
   cmd->add_option("--method", f.query.method, "only this method ('htc.*' matches a prefix)");
-  cmd->add_option("--status", f.query.status, "only runs with this status")
+  cmd->add_option("--status", f.status, "only runs with this status")
       ->check(CLI::IsMember({"created", "running", "completed", "failed", "interrupted"}));
   cmd->add_option("--sweep", f.query.sweep, "only the trials of this sweep folder");
   cmd->add_option("--sort", f.query.sort_metric, "sort by this summary metric (largest first)");
@@ -36,12 +38,17 @@ void add_filters(CLI::App* cmd, Filters& f) {
 
 std::string runs_dir_of(const Filters& f) { return f.runs_dir.empty() ? default_runs_dir() : f.runs_dir; }
 
+// The runs that match, after the rows of runs that ended (or whose process is gone) since they were
+// indexed as running are brought up to date.
 std::vector<RunRecord> query(Filters f) {
   f.query.descending = !f.ascending;
+  if (!f.status.empty()) f.query.status = parse_run_status(f.status);
   const std::string dir = runs_dir_of(f);
   if (!std::filesystem::exists(std::filesystem::path(dir) / "nexp.db") && !std::filesystem::exists(dir))
     throw ConfigError(fmt::format("no runs folder '{}' here; run an experiment first, or pass --runs-dir", dir));
-  return RunIndex(dir).query(f.query);
+  RunIndex index(dir);
+  index.refresh_running();
+  return index.query(f.query);
 }
 
 std::string short_time(const std::string& iso) { return iso.size() >= 19 ? iso.substr(0, 10) + " " + iso.substr(11, 8) : iso; }
@@ -60,7 +67,7 @@ void runs(const Filters& f, bool reindex, std::vector<std::string> columns, bool
   if (as_json) {
     json j = json::array();
     for (const auto& r : records) j.push_back(run_to_json(r));
-    std::cout << j.dump(2) << std::endl;
+    std::cout << json_dump(j, 2) << std::endl;
     return;
   }
   if (columns.empty()) {
@@ -74,7 +81,8 @@ void runs(const Filters& f, bool reindex, std::vector<std::string> columns, bool
   header.insert(header.end(), columns.begin(), columns.end());
   std::vector<std::vector<std::string>> rows;
   for (const auto& r : records) {
-    std::vector<std::string> row{r.id, r.experiment, r.method, r.status, short_time(r.ended), format_number(r.seconds)};
+    std::vector<std::string> row{r.id, r.experiment, r.method, r.status_text(), short_time(r.ended),
+                                 format_number(r.seconds)};
     for (const auto& c : columns) row.push_back(value_or_blank(r.summary, c));
     rows.push_back(row);
   }
@@ -90,10 +98,10 @@ void show(const std::string& id, const std::string& runs_dir, bool as_json) {
     std::ifstream meta(folder / "meta.json");
     json m = json::parse(meta, nullptr, false);
     if (m.is_object()) j["meta"] = m;
-    std::cout << j.dump(2) << std::endl;
+    std::cout << json_dump(j, 2) << std::endl;
     return;
   }
-  std::cout << "run " << r.id << "  " << r.status << (r.error.empty() ? "" : ": " + r.error) << "\n"
+  std::cout << "run " << r.id << "  " << r.status_text() << (r.error.empty() ? "" : ": " + r.error) << "\n"
             << "experiment " << r.experiment << ", method " << r.method
             << (r.dataset.empty() ? "" : ", dataset " + r.dataset) << ", device " << r.device << ", seed " << r.seed << "\n"
             << "created " << short_time(r.created) << ", ended " << short_time(r.ended) << ", "
@@ -113,7 +121,7 @@ void compare(const std::vector<std::string>& ids, const std::string& runs_dir, b
   if (as_json) {
     json j = json::array();
     for (const auto& r : records) j.push_back(run_to_json(r));
-    std::cout << j.dump(2) << std::endl;
+    std::cout << json_dump(j, 2) << std::endl;
     return;
   }
   std::set<std::string> keys, metrics;
@@ -126,7 +134,7 @@ void compare(const std::vector<std::string>& ids, const std::string& runs_dir, b
   std::vector<std::vector<std::string>> rows;
   rows.push_back({"method"});
   rows.push_back({"status"});
-  for (const auto& r : records) rows[0].push_back(r.method), rows[1].push_back(r.status);
+  for (const auto& r : records) rows[0].push_back(r.method), rows[1].push_back(r.status_text());
   for (const auto& k : keys) {
     std::vector<std::string> row{k};
     std::set<std::string> distinct;
@@ -151,20 +159,21 @@ void export_runs(const Filters& f, bool as_json, const std::string& output) {
   if (as_json) {
     json j = json::array();
     for (const auto& r : records) j.push_back(run_to_json(r));
-    out << j.dump(2) << "\n";
+    out << json_dump(j, 2) << "\n";
   } else {
     std::set<std::string> keys, metrics;
     for (const auto& r : records) {
       for (const auto& [k, _] : r.params) keys.insert(k);
       for (const auto& [k, _] : r.summary) metrics.insert(k);
     }
-    std::vector<std::string> header{"id", "experiment", "method", "dataset", "status", "seed", "seconds", "created", "folder"};
+    std::vector<std::string> header{"id",   "experiment", "method",  "dataset", "status",
+                                    "reason", "seed", "seconds", "created", "folder"};
     for (const auto& k : keys) header.push_back(k);
     for (const auto& m : metrics) header.push_back("summary." + m);
     for (size_t i = 0; i < header.size(); ++i) out << (i ? "," : "") << csv_cell(header[i]);
     out << "\n";
     for (const auto& r : records) {
-      std::vector<std::string> row{r.id, r.experiment, r.method, r.dataset, r.status, std::to_string(r.seed),
+      std::vector<std::string> row{r.id, r.experiment, r.method, r.dataset, to_string(r.status), r.reason, std::to_string(r.seed),
                                    format_number(r.seconds), r.created, r.folder.string()};
       for (const auto& k : keys) row.push_back(r.params.count(k) ? r.params.at(k) : "");
       for (const auto& m : metrics) row.push_back(value_or_blank(r.summary, m));

@@ -1,8 +1,6 @@
 // Sweeps from the CLI: `nexp run -m` (dispatched from cmd_run.cpp), `nexp run-trial`, `nexp sweep status`.
 #include <fmt/format.h>
 
-#include <cstdlib>
-#include <fstream>
 #include <iostream>
 
 #include "app.hpp"
@@ -83,27 +81,13 @@ void add_sweep_commands(CLI::App& cli, App& app) {
   rt->add_flag("--requeue-on-stop", t->requeue_on_stop, "when stopped by a signal under Slurm, requeue the task");
   rt->callback([t, &app] {
     SweepPlan plan = load_sweep(t->folder);
-    int index = t->index;
-    if (!t->array_file.empty()) {
-      std::ifstream in(t->array_file);
-      std::string line;
-      for (int i = 0; std::getline(in, line); ++i)
-        if (i == t->array_task) index = std::stoi(line);
-      if (index < 0)
-        throw ConfigError(fmt::format("--array-task {} is not a line of {}", t->array_task, t->array_file));
-    }
+    const int index = t->array_file.empty() ? t->index : trial_of_array_task(t->array_file, t->array_task);
     if (index < 0) throw ConfigError("run-trial needs a trial index (or --array-file and --array-task)");
     RunOptions options;
     options.command_line = app.argv_text;
     RunResult r = run_trial(plan, index, t->threads, options, app.registry());
     std::cout << "run: " << r.id << " " << r.folder.string() << std::endl;
-    const char* job = std::getenv("SLURM_ARRAY_JOB_ID");
-    const char* task = std::getenv("SLURM_ARRAY_TASK_ID");
-    if (r.status == "interrupted" && t->requeue_on_stop && job && task) {
-      const std::string cmd = fmt::format("scontrol requeue {}_{}", job, task);
-      logger().info("interrupted under Slurm: {}", cmd);
-      if (std::system(cmd.c_str()) != 0) logger().warn("`{}` failed; re-run the sweep to resume this trial", cmd);
-    }
+    if (t->requeue_on_stop) requeue_slurm_task(r);
     if (r.exit_code() != 0) throw CLI::RuntimeError(r.exit_code());
   });
 

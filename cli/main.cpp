@@ -25,11 +25,6 @@ Registry& App::registry() {
   return registry;
 }
 
-std::string default_runs_dir() {
-  const char* env = std::getenv("NEXP_RUNS_DIR");
-  return env && *env ? env : "runs";
-}
-
 }  // namespace nexp::cli
 
 int main(int argc, char** argv) {

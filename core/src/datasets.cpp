@@ -19,6 +19,7 @@
 #include "nexp/options.hpp"
 #include "nexp/runtime/registry.hpp"
 #include "nexp/tensor_dataset.hpp"
+#include "nexp/text.hpp"
 
 namespace nexp {
 
@@ -164,7 +165,7 @@ struct Table {
 };
 
 Table read_csv(const fs::path& file, bool has_header, const std::string& dataset) {
-  std::ifstream in(need_file(file, dataset));
+  std::istringstream in(read_text_file(need_file(file, dataset), fmt::format("dataset '{}'", dataset)));
   Table t;
   std::string line;
   size_t line_no = 0;
@@ -184,7 +185,8 @@ Table read_csv(const fs::path& file, bool has_header, const std::string& dataset
     for (size_t c = 0; c < cells.size(); ++c) {
       char* end = nullptr;
       double v = std::strtod(cells[c].c_str(), &end);
-      if (end == cells[c].c_str())
+      while (end && (*end == ' ' || *end == '\t')) ++end;
+      if (end == cells[c].c_str() || *end != '\0')
         throw DataError(fmt::format("dataset '{}': '{}' line {}, column {}: expected a number, found '{}'{}", dataset,
                                     file.string(), line_no, c + 1, cells[c],
                                     has_header ? "" : " (if the file has a header row, set header: true)"));

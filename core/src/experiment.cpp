@@ -10,6 +10,7 @@
 #include "nexp/error.hpp"
 #include "nexp/runtime/sections.hpp"
 #include "nexp/runtime/sweep.hpp"
+#include "nexp/runtime/tracking.hpp"
 #include "nexp/runtime/util.hpp"
 #include "yaml_values.hpp"
 
@@ -70,7 +71,7 @@ void resolve_scalars(YAML::Node root, const Origins& origins, Experiment& e, Pro
   e.experiment = run.experiment.empty() ? origins.source().stem().string() : run.experiment;
   e.seed = static_cast<std::uint64_t>(run.seed);
   e.threads = run.threads;
-  e.runs_dir = run.runs_dir;
+  e.runs_dir = scalars["runs_dir"].IsDefined() ? run.runs_dir : default_runs_dir();  // NEXP_RUNS_DIR, else runs
   if (e.experiment.empty() ||
       e.experiment.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") !=
           std::string::npos ||

@@ -7,7 +7,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -19,6 +21,7 @@
 #include "nexp/runtime/sweep.hpp"
 #include "nexp/runtime/tracking.hpp"
 #include "nexp/runtime/util.hpp"
+#include "nexp/text.hpp"
 
 extern char** environ;
 
@@ -53,15 +56,18 @@ class SweepSignals {
 };
 
 // Overwrites a trial's status when its process could not (killed, crashed before its handler ran).
-void force_status(const SweepPlan& plan, const SweepTrial& trial, const std::string& status, const std::string& error) {
+void force_status(const SweepPlan& plan, const SweepTrial& trial, RunStatus status, const std::string& error,
+                  const std::string& why = "") {
   fs::create_directories(trial.folder);
   json j = json::object();
   if (std::ifstream in(trial.folder / "status.json"); in) {
     j = json::parse(in, nullptr, false);
     if (!j.is_object()) j = json::object();
   }
-  j["status"] = status;
+  j["status"] = to_string(status);
   j["error"] = error;
+  if (why.empty()) j.erase("reason");
+  else j["reason"] = why;
   j["ended"] = now_iso8601();
   j["sweep"] = plan.folder.string();
   j["trial"] = trial.index;
@@ -69,7 +75,7 @@ void force_status(const SweepPlan& plan, const SweepTrial& trial, const std::str
   if (!j.contains("experiment")) j["experiment"] = plan.experiment;
   if (!j.contains("method")) j["method"] = plan.method;
   if (!j.contains("config_hash")) j["config_hash"] = trial.hash;
-  write_file_atomic(trial.folder / "status.json", j.dump(2) + "\n");
+  write_file_atomic(trial.folder / "status.json", json_dump(j, 2) + "\n");
   if (!fs::exists(trial.folder / "config.yaml")) write_file_atomic(trial.folder / "config.yaml", trial.config);
   try {
     RunIndex(plan.runs_dir).upsert(read_run_folder(trial.folder));
@@ -86,6 +92,7 @@ std::string assignment_text(const SweepTrial& t) {
 std::string outcome_text(const SweepPlan& plan, const SweepTrial& t) {
   TrialStatus s = trial_status(t);
   std::string text = fmt::format("trial {} {}", t.index, trial_state_name(s.state));
+  if (s.state == TrialState::Interrupted && !s.reason.empty()) text += " (" + s.reason + ")";
   if (!t.assignment.empty()) text += "  " + assignment_text(t);
   if (plan.objective)
     if (auto it = s.summary.find(plan.objective->metric); it != s.summary.end())
@@ -100,13 +107,6 @@ std::string signal_name(int sig) {
   return fmt::format("signal {} ({})", sig, d ? d : "?");
 }
 
-struct Child {
-  pid_t pid;
-  int trial;
-  Clock::time_point start;
-  bool term_sent = false;
-  bool timed_out = false;
-};
 
 pid_t spawn_trial(const std::vector<std::string>& argv, const fs::path& log) {
   posix_spawn_file_actions_t actions;
@@ -130,106 +130,261 @@ pid_t spawn_trial(const std::vector<std::string>& argv, const fs::path& log) {
   return pid;
 }
 
-}  // namespace
-
-SweepOutcome launch_local(const SweepPlan& plan, const LaunchOptions& options) {
-  SweepOutcome outcome;
+// The trials to run; what an earlier attempt left is said once.
+std::vector<int> trials_to_run(const SweepPlan& plan, bool retry_failed, SweepOutcome& outcome) {
   outcome.total = static_cast<int>(plan.trials.size());
-  std::vector<int> queue = pending_trials(plan, options.retry_failed);
+  std::vector<int> queue = pending_trials(plan, retry_failed);
   outcome.skipped = outcome.total - static_cast<int>(queue.size());
-  if (outcome.skipped > 0) {
+  if (outcome.skipped > 0 && !queue.empty()) {
     int failed_before = 0;
     for (const auto& t : plan.trials) failed_before += trial_status(t).state == TrialState::Failed;
     logger().info("{} of {} trials already done ({} failed{}); {} to run", outcome.skipped, outcome.total,
-                  failed_before, failed_before && !options.retry_failed ? ", --retry-failed runs them again" : "",
+                  failed_before, failed_before && !retry_failed ? ", --retry-failed runs them again" : "",
                   queue.size());
   }
-  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const int jobs = std::max(1, std::min(options.jobs, static_cast<int>(queue.size())));
-  const int threads = std::max(1, cores / jobs);
-  fs::create_directories(plan.folder / "logs");
-
-  SweepSignals signals;
-  std::vector<Child> running;
-  size_t next = 0;
-  int done = 0, failed = 0;
-  Progress bar = make_progress(static_cast<std::int64_t>(queue.size()), "sweep");
-  int forwarded = 0;
-  while ((!outcome.stopped && next < queue.size()) || !running.empty()) {
-    // Ctrl-C: stop launching; pass each signal on to the running trials (the first lets them checkpoint).
-    if (g_sweep_signals > forwarded) {
-      forwarded = g_sweep_signals;
-      outcome.stopped = true;
-      logger().warn("stopping the sweep: {} running trial{} {}", running.size(), running.size() == 1 ? "" : "s",
-                    forwarded == 1 ? "checkpoint and stop (Ctrl-C again to kill them)" : "killed");
-      for (auto& c : running) ::kill(c.pid, forwarded == 1 ? SIGINT : SIGKILL);
-    }
-    while (!outcome.stopped && next < queue.size() && static_cast<int>(running.size()) < jobs) {
-      const SweepTrial& t = plan.trials[static_cast<size_t>(queue[next++])];
-      std::vector<std::string> argv = options.nexp_command;
-      for (const auto& a : {std::string("-q"), std::string("run-trial"), plan.folder.string(), std::to_string(t.index),
-                            std::string("--threads"), std::to_string(threads)})
-        argv.push_back(a);
-      running.push_back({spawn_trial(argv, plan.folder / "logs" / fmt::format("trial-{:04}.log", t.index)), t.index,
-                         Clock::now()});
-    }
-    bar.note(fmt::format("{} running, {} failed", running.size(), failed));
-    // Reap finished trials.
-    for (auto it = running.begin(); it != running.end();) {
-      int wstatus = 0;
-      pid_t r = ::waitpid(it->pid, &wstatus, WNOHANG);
-      if (r == 0) {
-        const double age = std::chrono::duration<double>(Clock::now() - it->start).count();
-        if (options.trial_timeout > 0 && age > options.trial_timeout && !it->term_sent) {
-          ::kill(it->pid, SIGTERM);
-          it->term_sent = it->timed_out = true;
-        } else if (it->timed_out && age > options.trial_timeout + 10) {
-          ::kill(it->pid, SIGKILL);
-        }
-        ++it;
-        continue;
-      }
-      const SweepTrial& t = plan.trials[static_cast<size_t>(it->trial)];
-      TrialStatus s = trial_status(t);
-      if (s.state == TrialState::Completed) {
-        // It finished before a signal reached it (perhaps while exiting): its own status stands.
-      } else if (it->timed_out) {
-        force_status(plan, t, "failed", fmt::format("exceeded --trial-timeout of {:g} s", options.trial_timeout));
-      } else if (outcome.stopped && (s.state == TrialState::Running || s.state == TrialState::Pending) &&
-                 (!WIFSIGNALED(wstatus) || WTERMSIG(wstatus) == SIGINT || WTERMSIG(wstatus) == SIGKILL)) {
-        // Stopped before it could mark itself (still starting up, or killed by a second Ctrl-C).
-        force_status(plan, t, "interrupted", "the sweep was stopped");
-      } else if (WIFSIGNALED(wstatus) && s.state != TrialState::Interrupted) {
-        force_status(plan, t, "failed", fmt::format("the trial process was killed by {}; see {}",
-                                                    signal_name(WTERMSIG(wstatus)),
-                                                    (plan.folder / "logs" / fmt::format("trial-{:04}.log", t.index)).string()));
-      } else if (s.state == TrialState::Running || s.state == TrialState::Pending) {
-        force_status(plan, t, "failed", fmt::format("the trial process exited with code {} before finishing; see {}",
-                                                    WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1,
-                                                    (plan.folder / "logs" / fmt::format("trial-{:04}.log", t.index)).string()));
-      }
-      s = trial_status(t);
-      if (s.state == TrialState::Completed) ++outcome.completed;
-      else if (s.state == TrialState::Failed) ++outcome.failed, ++failed;
-      else ++outcome.interrupted;
-      ++done;
-      bar.advance();
-      if (s.state == TrialState::Failed) logger().warn("[{}/{}] {}", done, queue.size(), outcome_text(plan, t));
-      else logger().info("[{}/{}] {}", done, queue.size(), outcome_text(plan, t));
-      it = running.erase(it);
-    }
-    if (!running.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return outcome;
+  return queue;
 }
+
+void count_outcome(TrialState s, SweepOutcome& outcome) {
+  if (s == TrialState::Completed) ++outcome.completed;
+  else if (s == TrialState::Failed) ++outcome.failed;
+  else ++outcome.interrupted;
+}
+
+// ---------------------------------------------------------------- local
+
+struct Child {
+  pid_t pid;
+  int trial;
+  Clock::time_point start;
+  bool term_sent = false;
+  bool timed_out = false;
+};
+
+// Runs the queue as child processes, `jobs` at once, and settles each trial's status as it ends.
+class LocalLauncher {
+ public:
+  LocalLauncher(const SweepPlan& plan, const LaunchOptions& options) : plan_(plan), options_(options) {
+    queue_ = trials_to_run(plan, options.retry_failed, outcome_);
+    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    jobs_ = std::max(1, std::min(options.jobs, static_cast<int>(queue_.size())));
+    threads_ = std::max(1, cores / jobs_);
+    fs::create_directories(plan.folder / "logs");
+  }
+
+  SweepOutcome run() {
+    SweepSignals signals;
+    Progress bar = make_progress(static_cast<std::int64_t>(queue_.size()), "sweep");
+    while ((!outcome_.stopped && next_ < queue_.size()) || !running_.empty()) {
+      forward_signals();
+      start_trials();
+      bar.note(fmt::format("{} running, {} failed", running_.size(), outcome_.failed));
+      for (auto it = running_.begin(); it != running_.end();) {
+        int wstatus = 0;
+        if (::waitpid(it->pid, &wstatus, WNOHANG) == 0) {
+          watch(*it++);
+          continue;
+        }
+        settle(*it, wstatus);
+        bar.advance();
+        it = running_.erase(it);
+      }
+      if (!running_.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return outcome_;
+  }
+
+ private:
+  fs::path log_of(int trial) const { return plan_.folder / "logs" / fmt::format("trial-{:04}.log", trial); }
+
+  // Ctrl-C: stop launching; pass each signal on to the running trials (the first lets them checkpoint).
+  void forward_signals() {
+    if (g_sweep_signals <= forwarded_) return;
+    forwarded_ = g_sweep_signals;
+    outcome_.stopped = true;
+    logger().warn("stopping the sweep: {} running trial{} {}", running_.size(), running_.size() == 1 ? "" : "s",
+                  forwarded_ == 1 ? "checkpoint and stop (Ctrl-C again to kill them)" : "killed");
+    for (auto& c : running_) ::kill(c.pid, forwarded_ == 1 ? SIGINT : SIGKILL);
+  }
+
+  void start_trials() {
+    while (!outcome_.stopped && next_ < queue_.size() && static_cast<int>(running_.size()) < jobs_) {
+      const SweepTrial& t = plan_.trials[static_cast<size_t>(queue_[next_++])];
+      std::vector<std::string> argv = options_.nexp_command;
+      for (const auto& a : {std::string("-q"), std::string("run-trial"), plan_.folder.string(), std::to_string(t.index),
+                            std::string("--threads"), std::to_string(threads_)})
+        argv.push_back(a);
+      running_.push_back({spawn_trial(argv, log_of(t.index)), t.index, Clock::now()});
+    }
+  }
+
+  // --trial-timeout: SIGTERM (the trial checkpoints and stops), SIGKILL 10 s later.
+  void watch(Child& c) const {
+    const double age = std::chrono::duration<double>(Clock::now() - c.start).count();
+    if (options_.trial_timeout > 0 && age > options_.trial_timeout && !c.term_sent) {
+      ::kill(c.pid, SIGTERM);
+      c.term_sent = c.timed_out = true;
+    } else if (c.timed_out && age > options_.trial_timeout + 10) {
+      ::kill(c.pid, SIGKILL);
+    }
+  }
+
+  // The trial's process ended: its own status stands unless it could not write one.
+  void settle(const Child& c, int wstatus) {
+    const SweepTrial& t = plan_.trials[static_cast<size_t>(c.trial)];
+    TrialStatus s = trial_status(t);
+    const bool unfinished = s.state == TrialState::Running || s.state == TrialState::Pending;
+    const bool killed = WIFSIGNALED(wstatus);
+    if (s.state == TrialState::Completed) {
+      // It finished before a signal reached it (perhaps while exiting).
+    } else if (c.timed_out) {
+      force_status(plan_, t, RunStatus::Failed, fmt::format("exceeded --trial-timeout of {:g} s", options_.trial_timeout));
+    } else if (outcome_.stopped && unfinished &&
+               (!killed || WTERMSIG(wstatus) == SIGINT || WTERMSIG(wstatus) == SIGKILL)) {
+      // Stopped before it could mark itself (still starting up, or killed by a second Ctrl-C).
+      force_status(plan_, t, RunStatus::Interrupted, "the sweep was stopped", reason::aborted);
+    } else if (killed && s.state != TrialState::Interrupted) {
+      force_status(plan_, t, RunStatus::Failed, fmt::format("the trial process was killed by {}; see {}",
+                                                            signal_name(WTERMSIG(wstatus)), log_of(t.index).string()));
+    } else if (unfinished) {
+      force_status(plan_, t, RunStatus::Failed,
+                   fmt::format("the trial process exited with code {} before finishing; see {}",
+                               WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1, log_of(t.index).string()));
+    }
+    s = trial_status(t);
+    count_outcome(s.state, outcome_);
+    ++done_;
+    if (s.state == TrialState::Failed) logger().warn("[{}/{}] {}", done_, queue_.size(), outcome_text(plan_, t));
+    else logger().info("[{}/{}] {}", done_, queue_.size(), outcome_text(plan_, t));
+  }
+
+  const SweepPlan& plan_;
+  const LaunchOptions& options_;
+  SweepOutcome outcome_;
+  std::vector<int> queue_;
+  size_t next_ = 0;
+  int jobs_ = 1, threads_ = 1, done_ = 0, forwarded_ = 0;
+  std::vector<Child> running_;
+};
 
 // ---------------------------------------------------------------- slurm
 
+// The config's `slurm:` block.
+struct SlurmSettings {
+  std::string partition, time, cpus_per_task = "1", mem, gres;
+  std::vector<std::string> extra;  // further #SBATCH lines
+  int max_parallel = 0;            // 0: --jobs
+};
+
+SlurmSettings slurm_settings(const YAML::Node& block) {
+  SlurmSettings s;
+  if (!block.IsDefined() || !block.IsMap()) return s;
+  static const std::vector<std::string> keys = {"partition", "time", "cpus_per_task", "mem", "gres", "extra", "max_parallel"};
+  for (auto it = block.begin(); it != block.end(); ++it) {
+    const std::string k = it->first.as<std::string>();
+    if (std::find(keys.begin(), keys.end(), k) == keys.end())
+      throw ConfigError(fmt::format("unknown key 'slurm.{}'; the slurm block takes partition, time, cpus_per_task, mem, "
+                                    "gres, extra (a list of #SBATCH lines) and max_parallel.{}",
+                                    k, closest(k, keys).empty() ? "" : fmt::format(" Did you mean '{}'?", closest(k, keys))));
+  }
+  auto text = [&](const char* key, std::string& out) {
+    if (block[key] && !block[key].IsNull()) out = block[key].as<std::string>();
+  };
+  text("partition", s.partition);
+  text("time", s.time);
+  text("cpus_per_task", s.cpus_per_task);
+  text("mem", s.mem);
+  text("gres", s.gres);
+  if (block["extra"])
+    for (const auto& line : block["extra"]) s.extra.push_back(line.as<std::string>());
+  std::string parallel;
+  text("max_parallel", parallel);
+  if (!parallel.empty()) {
+    char* end = nullptr;
+    s.max_parallel = static_cast<int>(std::strtol(parallel.c_str(), &end, 10));
+    if (*end != '\0' || s.max_parallel < 1)
+      throw ConfigError(fmt::format("slurm.max_parallel: expected a positive integer, found '{}'", parallel));
+  }
+  return s;
+}
+
+std::string job_script(const SweepPlan& plan, const LaunchOptions& options, const SlurmSettings& slurm, size_t tasks,
+                       int parallel, const fs::path& dir, const fs::path& array_file) {
+  std::string script = "#!/bin/bash\n";
+  script += fmt::format("#SBATCH --job-name=nexp-{}\n", plan.experiment);
+  script += fmt::format("#SBATCH --array=0-{}%{}\n", tasks - 1, parallel);
+  script += fmt::format("#SBATCH --output={}\n", (dir / "%A_%a.out").string());
+  script += "#SBATCH --open-mode=append\n";
+  script += fmt::format("#SBATCH --cpus-per-task={}\n", slurm.cpus_per_task);
+  if (!slurm.partition.empty()) script += fmt::format("#SBATCH --partition={}\n", slurm.partition);
+  if (!slurm.time.empty()) script += fmt::format("#SBATCH --time={}\n", slurm.time);
+  if (!slurm.mem.empty()) script += fmt::format("#SBATCH --mem={}\n", slurm.mem);
+  if (!slurm.gres.empty()) script += fmt::format("#SBATCH --gres={}\n", slurm.gres);
+  if (options.requeue) script += "#SBATCH --requeue\n";
+  // B: the signal goes to the batch shell, which is nexp itself (exec below).
+  if (!options.signal.empty()) script += fmt::format("#SBATCH --signal=B:{}\n", options.signal);
+  for (const auto& line : slurm.extra) script += fmt::format("#SBATCH {}\n", line);
+  script += "export OMP_WAIT_POLICY=PASSIVE\n";
+  std::string command = "exec";
+  for (const auto& a : options.nexp_command) command += " " + shell_quote(a);
+  command += fmt::format(" -q run-trial {} --array-file {} --array-task \"$SLURM_ARRAY_TASK_ID\" --threads \"${{SLURM_CPUS_PER_TASK:-1}}\"",
+                         shell_quote(plan.folder.string()), shell_quote(array_file.string()));
+  if (options.requeue) command += " --requeue-on-stop";
+  return script + command + "\n";
+}
+
+// Progress comes from the trials' own status files: Slurm's job ids restart and are never keys.
+// Returns false when stopped by a signal.
+bool wait_for_array(const SweepPlan& plan, const std::vector<int>& queue, const std::string& job_id) {
+  SweepSignals signals;
+  Progress bar = make_progress(static_cast<std::int64_t>(queue.size()), "slurm");
+  std::map<int, TrialState> reported;
+  int rc = 0;
+  auto queue_empty = [&] { return run_capture("squeue -h -j " + job_id + " -o %i", &rc).empty() && rc == 0; };
+  Clock::time_point empty_since{};
+  for (;;) {
+    int finished = 0, running = 0;
+    for (int i : queue) {
+      const SweepTrial& t = plan.trials[static_cast<size_t>(i)];
+      const TrialState s = trial_status(t).state;
+      running += s == TrialState::Running;
+      if (s != TrialState::Completed && s != TrialState::Failed) continue;
+      ++finished;
+      if (reported.count(i) && reported[i] == s) continue;
+      reported[i] = s;
+      logger().info("[{}/{}] {}", finished, queue.size(), outcome_text(plan, t));
+    }
+    bar.set(finished);
+    bar.note(fmt::format("{} running", running));
+    if (finished == static_cast<int>(queue.size())) return true;
+    if (g_sweep_signals > 0) {
+      logger().warn("stopped waiting; Slurm job {} keeps running (`scancel {}` stops it; `nexp sweep status {}` follows it)",
+                    job_id, job_id, plan.folder.string());
+      return false;
+    }
+    // The array left the queue with trials unfinished: interrupted without requeue, or killed.
+    if (!queue_empty()) {
+      empty_since = {};
+    } else if (empty_since == Clock::time_point{}) {
+      empty_since = Clock::now();
+    } else if (Clock::now() - empty_since > std::chrono::seconds(5)) {
+      logger().warn("Slurm job {} has left the queue with {} trials unfinished; re-run the sweep to resume them",
+                    job_id, queue.size() - static_cast<size_t>(finished));
+      return true;
+    }
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
+}
+
+}  // namespace
+
+SweepOutcome launch_local(const SweepPlan& plan, const LaunchOptions& options) {
+  return LocalLauncher(plan, options).run();
+}
+
 SweepOutcome launch_slurm(const SweepPlan& plan, const LaunchOptions& options) {
   SweepOutcome outcome;
-  outcome.total = static_cast<int>(plan.trials.size());
-  std::vector<int> queue = pending_trials(plan, options.retry_failed);
-  outcome.skipped = outcome.total - static_cast<int>(queue.size());
+  const std::vector<int> queue = trials_to_run(plan, options.retry_failed, outcome);
   if (queue.empty()) {
     logger().info("all {} trials are done; nothing to submit", outcome.total);
     return outcome;
@@ -239,6 +394,8 @@ SweepOutcome launch_slurm(const SweepPlan& plan, const LaunchOptions& options) {
   if (rc != 0)
     throw ConfigError("--launcher slurm needs Slurm's sbatch on PATH (Debian slurm-client), and a cluster to talk to; "
                       "`scripts/slurm-local start` brings up a one-node cluster on this machine");
+  const SlurmSettings slurm = slurm_settings(plan.slurm);
+  const int parallel = std::max(1, slurm.max_parallel > 0 ? slurm.max_parallel : options.jobs);
 
   const fs::path dir = plan.folder / "slurm";
   fs::create_directories(dir);
@@ -248,49 +405,10 @@ SweepOutcome launch_slurm(const SweepPlan& plan, const LaunchOptions& options) {
   std::string lines;
   for (int i : queue) lines += std::to_string(i) + "\n";
   write_file_atomic(array_file, lines);
-
-  auto opt = [&](const char* key) -> std::string {
-    if (plan.slurm.IsDefined() && plan.slurm.IsMap() && plan.slurm[key] && !plan.slurm[key].IsNull())
-      return plan.slurm[key].as<std::string>();
-    return "";
-  };
-  if (plan.slurm.IsDefined() && plan.slurm.IsMap())
-    for (auto it = plan.slurm.begin(); it != plan.slurm.end(); ++it) {
-      const std::string k = it->first.as<std::string>();
-      static const std::vector<std::string> keys = {"partition", "time", "cpus_per_task", "mem", "gres", "extra", "max_parallel"};
-      if (std::find(keys.begin(), keys.end(), k) == keys.end())
-        throw ConfigError(fmt::format("unknown key 'slurm.{}'; the slurm block takes partition, time, cpus_per_task, mem, "
-                                      "gres, extra (a list of #SBATCH lines) and max_parallel.{}",
-                                      k, closest(k, keys).empty() ? "" : fmt::format(" Did you mean '{}'?", closest(k, keys))));
-    }
-  const int parallel = !opt("max_parallel").empty() ? std::stoi(opt("max_parallel")) : options.jobs;
-  const std::string cpus = opt("cpus_per_task").empty() ? "1" : opt("cpus_per_task");
-  std::string script = "#!/bin/bash\n";
-  script += fmt::format("#SBATCH --job-name=nexp-{}\n", plan.experiment);
-  script += fmt::format("#SBATCH --array=0-{}%{}\n", queue.size() - 1, std::max(1, parallel));
-  script += fmt::format("#SBATCH --output={}\n", (dir / "%A_%a.out").string());
-  script += "#SBATCH --open-mode=append\n";
-  script += fmt::format("#SBATCH --cpus-per-task={}\n", cpus);
-  if (!opt("partition").empty()) script += fmt::format("#SBATCH --partition={}\n", opt("partition"));
-  if (!opt("time").empty()) script += fmt::format("#SBATCH --time={}\n", opt("time"));
-  if (!opt("mem").empty()) script += fmt::format("#SBATCH --mem={}\n", opt("mem"));
-  if (!opt("gres").empty()) script += fmt::format("#SBATCH --gres={}\n", opt("gres"));
-  if (options.requeue) script += "#SBATCH --requeue\n";
-  // B: the signal goes to the batch shell, which is nexp itself (exec below).
-  if (!options.signal.empty()) script += fmt::format("#SBATCH --signal=B:{}\n", options.signal);
-  if (plan.slurm.IsDefined() && plan.slurm.IsMap() && plan.slurm["extra"])
-    for (const auto& line : plan.slurm["extra"]) script += fmt::format("#SBATCH {}\n", line.as<std::string>());
-  script += "export OMP_WAIT_POLICY=PASSIVE\n";
-  std::string command = "exec";
-  for (const auto& a : options.nexp_command) command += " " + shell_quote(a);
-  command += fmt::format(" -q run-trial {} --array-file {} --array-task \"$SLURM_ARRAY_TASK_ID\" --threads \"${{SLURM_CPUS_PER_TASK:-1}}\"",
-                         shell_quote(plan.folder.string()), shell_quote(array_file.string()));
-  if (options.requeue) command += " --requeue-on-stop";
-  script += command + "\n";
   const fs::path job = dir / fmt::format("job-{}.sh", submission);
-  write_file_atomic(job, script);
+  write_file_atomic(job, job_script(plan, options, slurm, queue.size(), parallel, dir, array_file));
 
-  std::string out = run_capture("sbatch --parsable " + shell_quote(job.string()), &rc);
+  const std::string out = run_capture("sbatch --parsable " + shell_quote(job.string()), &rc);
   if (rc != 0) throw Error(fmt::format("sbatch refused the job script {}: {}", job.string(), out));
   const std::string job_id = out.substr(0, out.find(';'));
   logger().info("submitted Slurm job array {} ({} tasks, at most {} at once); script {}", job_id, queue.size(), parallel,
@@ -299,57 +417,37 @@ SweepOutcome launch_slurm(const SweepPlan& plan, const LaunchOptions& options) {
     logger().info("follow it with `nexp sweep status {}`", plan.folder.string());
     return outcome;
   }
-
-  // Progress comes from the trials' own status files: Slurm's job ids restart and are never keys.
-  SweepSignals signals;
-  Progress bar = make_progress(static_cast<std::int64_t>(queue.size()), "slurm");
-  std::map<int, TrialState> reported;
-  auto queue_empty = [&] { return run_capture("squeue -h -j " + job_id + " -o %i", &rc).empty() && rc == 0; };
-  Clock::time_point empty_since{};
-  for (;;) {
-    int finished = 0, running = 0;
-    for (int i : queue) {
-      const SweepTrial& t = plan.trials[static_cast<size_t>(i)];
-      TrialState s = trial_status(t).state;
-      if (s == TrialState::Completed || s == TrialState::Failed) {
-        ++finished;
-        if (!reported.count(i) || reported[i] != s) {
-          reported[i] = s;
-          logger().info("[{}/{}] {}", finished, queue.size(), outcome_text(plan, t));
-        }
-      } else if (s == TrialState::Running) {
-        ++running;
-      }
-    }
-    bar.set(finished);
-    bar.note(fmt::format("{} running", running));
-    if (finished == static_cast<int>(queue.size())) break;
-    if (g_sweep_signals > 0) {
-      outcome.stopped = true;
-      logger().warn("stopped waiting; Slurm job {} keeps running (`scancel {}` stops it; `nexp sweep status {}` follows it)",
-                    job_id, job_id, plan.folder.string());
-      break;
-    }
-    // The array left the queue with trials unfinished: interrupted without requeue, or killed.
-    if (queue_empty()) {
-      if (empty_since == Clock::time_point{}) empty_since = Clock::now();
-      if (Clock::now() - empty_since > std::chrono::seconds(5)) {
-        logger().warn("Slurm job {} has left the queue with {} trials unfinished; re-run the sweep to resume them",
-                      job_id, queue.size() - static_cast<size_t>(finished));
-        break;
-      }
-    } else {
-      empty_since = {};
-    }
-    std::this_thread::sleep_for(std::chrono::seconds(1));
-  }
-  for (int i : queue) {
-    TrialState s = trial_status(plan.trials[static_cast<size_t>(i)]).state;
-    if (s == TrialState::Completed) ++outcome.completed;
-    else if (s == TrialState::Failed) ++outcome.failed;
-    else ++outcome.interrupted;
-  }
+  outcome.stopped = !wait_for_array(plan, queue, job_id);
+  for (int i : queue) count_outcome(trial_status(plan.trials[static_cast<size_t>(i)]).state, outcome);
   return outcome;
+}
+
+int trial_of_array_task(const fs::path& array_file, int task) {
+  std::ifstream in(array_file);
+  if (!in) throw ConfigError(fmt::format("--array-file '{}' cannot be read", array_file.string()));
+  std::string line;
+  for (int i = 0; std::getline(in, line); ++i) {
+    if (i != task) continue;
+    char* end = nullptr;
+    const long index = std::strtol(line.c_str(), &end, 10);
+    if (end == line.c_str() || *end != '\0' || index < 0)
+      throw ConfigError(fmt::format("line {} of {} is '{}', not a trial index", i + 1, array_file.string(), line));
+    return static_cast<int>(index);
+  }
+  throw ConfigError(fmt::format("--array-task {} is not a line of {}", task, array_file.string()));
+}
+
+bool requeue_slurm_task(const RunResult& result) {
+  const char* job = std::getenv("SLURM_ARRAY_JOB_ID");
+  const char* task = std::getenv("SLURM_ARRAY_TASK_ID");
+  if (result.status != RunStatus::Interrupted || !job || !task) return false;
+  const std::string command = fmt::format("scontrol requeue {}_{}", job, task);
+  logger().info("interrupted under Slurm: {}", command);
+  int rc = 0;
+  const std::string out = run_capture(command, &rc);
+  if (rc == 0) return true;
+  logger().warn("`{}` failed ({}); run the sweep again to resume this trial", command, out);
+  return false;
 }
 
 }  // namespace nexp

@@ -274,7 +274,7 @@ std::string runs_section(const std::vector<RunRecord>& runs) {
   header.insert(header.end(), metrics.begin(), metrics.end());
   std::vector<std::vector<std::string>> rows;
   for (const auto& r : runs) {
-    std::vector<std::string> row{r.id, r.method, r.status, num(r.seconds)};
+    std::vector<std::string> row{r.id, r.method, r.status_text(), num(r.seconds)};
     for (const auto& m : metrics) row.push_back(r.summary.count(m) ? num(r.summary.at(m)) : "");
     rows.push_back(row);
   }

@@ -1,4 +1,5 @@
-// Running one experiment: the run folder, the RunContext, signals, checkpoints (nexp/runtime/runner.hpp).
+// Running one experiment: the run folder, the RunContext, checkpoints, the run's status from start
+// to a terminal state (nexp/runtime/runner.hpp). Stop signals: run_signals.hpp.
 #include "nexp/runtime/runner.hpp"
 
 #include <ATen/ATen.h>
@@ -24,109 +25,18 @@
 #include "nexp/runtime/logging.hpp"
 #include "nexp/runtime/tracking.hpp"
 #include "nexp/runtime/util.hpp"
+#include "nexp/text.hpp"
 #include "nexp/version.hpp"
+#include "run_signals.hpp"
 
 namespace nexp {
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-// ---------------------------------------------------------------- signals
-//
-// The first SIGINT/SIGTERM/SIGUSR1 only sets a flag that the method polls. A second one aborts at once:
-// the handler writes a status.json prepared in advance (open, write, rename and _exit are
-// async-signal-safe) so that the folder still says "interrupted". A fatal signal (a crash) writes a
-// prepared "failed" status the same way and re-raises. metrics.jsonl and log.txt are flushed line by
-// line, so nothing already written is lost.
 namespace {
 
-volatile sig_atomic_t g_stop_signals = 0;
-volatile sig_atomic_t g_stop_requested_by_test = 0;
-
-struct PreparedStatus {
-  char tmp[4096] = {0};
-  char path[4096] = {0};
-  char body[16384] = {0};
-  size_t size = 0;
-};
-PreparedStatus g_abort_status, g_crash_status;
-volatile sig_atomic_t g_prepared = 0;
-
-void write_prepared(const PreparedStatus& s) {
-  int fd = ::open(s.tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0) return;
-  size_t off = 0;
-  while (off < s.size) {
-    ssize_t n = ::write(fd, s.body + off, s.size - off);
-    if (n <= 0) break;
-    off += static_cast<size_t>(n);
-  }
-  ::close(fd);
-  ::rename(s.tmp, s.path);
-}
-
-void on_stop_signal(int) {
-  g_stop_signals = g_stop_signals + 1;
-  if (g_stop_signals == 1) {
-    const char msg[] = "\nnexp: stop requested; the run checkpoints and stops at its next step (signal again to abort)\n";
-    (void)!::write(STDERR_FILENO, msg, sizeof msg - 1);
-    return;
-  }
-  if (g_prepared) write_prepared(g_abort_status);
-  const char msg[] = "\nnexp: aborted; the run is marked interrupted\n";
-  (void)!::write(STDERR_FILENO, msg, sizeof msg - 1);
-  ::_exit(130);
-}
-
-void on_fatal_signal(int sig) {
-  if (g_prepared) write_prepared(g_crash_status);
-  ::signal(sig, SIG_DFL);
-  ::raise(sig);
-}
-
-void prepare(PreparedStatus& s, const fs::path& status_file, const std::string& body) {
-  std::string tmp = status_file.string() + ".signal";
-  std::snprintf(s.tmp, sizeof s.tmp, "%s", tmp.c_str());
-  std::snprintf(s.path, sizeof s.path, "%s", status_file.string().c_str());
-  s.size = std::min(body.size(), sizeof s.body);
-  std::memcpy(s.body, body.data(), s.size);
-}
-
-class SignalScope {
- public:
-  explicit SignalScope(bool enabled) : enabled_(enabled) {
-    g_stop_signals = 0;
-    g_stop_requested_by_test = 0;
-    if (!enabled_) return;
-    struct sigaction sa {};
-    sa.sa_handler = on_stop_signal;
-    sigemptyset(&sa.sa_mask);
-    for (int s : {SIGINT, SIGTERM, SIGUSR1}) ::sigaction(s, &sa, &old_[s]);
-    struct sigaction fatal {};
-    fatal.sa_handler = on_fatal_signal;
-    sigemptyset(&fatal.sa_mask);
-    for (int s : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) ::sigaction(s, &fatal, &old_[s]);
-  }
-  ~SignalScope() {
-    g_prepared = 0;
-    if (!enabled_) return;
-    for (int s : {SIGINT, SIGTERM, SIGUSR1, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) ::sigaction(s, &old_[s], nullptr);
-  }
-
- private:
-  bool enabled_;
-  struct sigaction old_[65] {};
-};
-
 // ---------------------------------------------------------------- run folder files
-
-struct StatusDoc {
-  json j;
-  void set(const std::string& status, const std::string& error = "") {
-    j["status"] = status;
-    j["error"] = error;
-  }
-};
 
 std::string error_text(const std::exception& e) {
   // LibTorch's errors carry a C++ backtrace; a user needs the message.
@@ -183,7 +93,7 @@ class RunContextImpl final : public RunContext {
     line["step"] = step;
     line["time"] = elapsed();
     for (const auto& [k, v] : values) line[k] = json_number(v);
-    const std::string text = line.dump() + "\n";
+    const std::string text = json_dump(line) + "\n";
     std::lock_guard<std::mutex> lock(mutex_);
     std::fwrite(text.data(), 1, text.size(), metrics_file_);
     std::fflush(metrics_file_);
@@ -206,7 +116,7 @@ class RunContextImpl final : public RunContext {
   void save_checkpoint(const std::function<void(const fs::path&)>& write) override;
   std::optional<fs::path> checkpoint() const override { return checkpoint_; }
   void restore_rng_state() override;
-  bool stop_requested() const override { return g_stop_signals > 0 || g_stop_requested_by_test; }
+  bool stop_requested() const override { return detail::RunSignals::stop_requested(); }
 
   void set_dataset(std::shared_ptr<Dataset> d) { dataset_ = std::move(d); }
   std::map<std::string, double> summaries() {
@@ -279,7 +189,7 @@ void RunContextImpl::save_checkpoint(const std::function<void(const fs::path&)>&
     meta["summary"] = json::object();
     for (const auto& [k, v] : summary_) meta["summary"][k] = json_number(v);
     meta["saved"] = now_iso8601();
-    write_file_atomic(tmp / "nexp_checkpoint.json", meta.dump(2));
+    write_file_atomic(tmp / "nexp_checkpoint.json", json_dump(meta, 2));
   }
   {
     std::ostringstream ss;
@@ -292,12 +202,16 @@ void RunContextImpl::save_checkpoint(const std::function<void(const fs::path&)>&
   }
   fs::remove_all(dir);
   fs::rename(tmp, dir);
-  const std::string previous = read_text_or_empty(root / "LATEST");
+  // The commit: LATEST names the new checkpoint (an atomic rename). Then the older ones go, with any
+  // that a process aborted half-way left behind.
   write_file_atomic(root / "LATEST", dir.filename().string());
-  if (!previous.empty() && previous != dir.filename().string()) fs::remove_all(root / previous);
+  std::vector<fs::path> older;
+  for (const auto& entry : fs::directory_iterator(root))
+    if (entry.path() != dir && entry.path().filename() != "LATEST") older.push_back(entry.path());
+  for (const auto& p : older) fs::remove_all(p);
   ++checkpoints_saved_;
   log_->debug("checkpoint {} saved", dir.filename().string());
-  if (stop_after_checkpoints_ > 0 && checkpoints_saved_ >= stop_after_checkpoints_) g_stop_requested_by_test = 1;
+  if (stop_after_checkpoints_ > 0 && checkpoints_saved_ >= stop_after_checkpoints_) detail::RunSignals::request_stop();
 }
 
 void RunContextImpl::restore_rng_state() {
@@ -313,10 +227,12 @@ void RunContextImpl::restore_rng_state() {
 
 }  // namespace
 
-// ---------------------------------------------------------------- running
+
+// ---------------------------------------------------------------- the run's status
 
 int RunResult::exit_code() const {
-  if (status == "completed") return 0;
+  if (aborted) return 130;
+  if (status == RunStatus::Completed) return 0;
   return config_error ? 2 : 1;
 }
 
@@ -332,6 +248,157 @@ std::string new_run_id(const std::string& config_hash) {
 
 namespace {
 
+// What a run needs: the experiment, how to run it, and where.
+struct RunPlan {
+  const Experiment& experiment;
+  const RunOptions& options;
+  Registry& registry;
+  fs::path folder;
+  std::string id;
+  bool resuming;
+};
+
+// status.json of one run, and its row in the index.
+class StatusFile {
+ public:
+  StatusFile(fs::path folder, const std::string& id, std::string runs_dir)
+      : folder_(std::move(folder)), runs_dir_(std::move(runs_dir)) {
+    doc["id"] = id;
+  }
+
+  // What identifies the run (kept from the first attempt when resuming), and this process.
+  void describe(const RunPlan& plan) {
+    const Experiment& e = plan.experiment;
+    if (plan.resuming) {
+      json before = json::parse(read_text_or_empty(file()), nullptr, false);
+      if (before.is_object()) doc.update(before), doc["id"] = plan.id;
+    }
+    doc["experiment"] = e.experiment;
+    doc["method"] = e.method;
+    doc["dataset"] = e.dataset;
+    doc["config_hash"] = e.config_hash();
+    doc["seed"] = e.seed;
+    if (!plan.options.sweep.empty()) doc["sweep"] = plan.options.sweep, doc["trial"] = plan.options.trial;
+    if (!doc.contains("created")) doc["created"] = now_iso8601();
+    doc["runs_dir"] = fs::absolute(e.runs_dir).lexically_normal().string();
+    RunProcess::self().write_to(doc);
+  }
+  void set(RunStatus status, const std::string& error = "", const std::string& why = "") {
+    doc["status"] = to_string(status);
+    doc["error"] = error;
+    if (why.empty()) doc.erase("reason");
+    else doc["reason"] = why;
+  }
+  void write() const { write_file_atomic(file(), json_dump(doc, 2) + "\n"); }
+  // The index follows the folder; a failure to update it loses nothing (`nexp runs --reindex`).
+  void index() const noexcept {
+    try {
+      RunIndex(runs_dir_).upsert(read_run_folder(folder_));
+    } catch (const std::exception& ex) {
+      logger().warn("the run index {}/nexp.db was not updated ({}); `nexp runs --reindex` rebuilds it from the folders",
+                    runs_dir_, ex.what());
+    } catch (...) {
+    }
+  }
+  fs::path file() const { return folder_ / "status.json"; }
+
+  json doc;
+
+ private:
+  fs::path folder_;
+  std::string runs_dir_;
+};
+
+// A JSON string of plain ASCII: what cannot be written as is becomes \uNNNN or the text \xNN.
+std::string ascii_json_string(const std::string& text) {
+  std::string out = "\"";
+  for (unsigned char c : text) {
+    if (c == '"' || c == '\\') out += '\\', out += static_cast<char>(c);
+    else if (c < 0x20) out += fmt::format("\\u{:04x}", c);
+    else if (c >= 0x80) out += fmt::format("\\\\x{:02X}", c);
+    else out += static_cast<char>(c);
+  }
+  return out + "\"";
+}
+
+// The last resort when status.json cannot be written the usual way: a short file of plain ASCII
+// (what identifies the run, and the error cut to 400 bytes), written in place.
+void write_minimal_status(const fs::path& folder, const json& doc, const std::string& error) noexcept {
+  try {
+    std::string body = "{\n";
+    for (const char* key : {"id", "experiment", "method", "config_hash", "runs_dir"})
+      if (doc.contains(key) && doc[key].is_string())
+        body += fmt::format("  \"{}\": {},\n", key, ascii_json_string(doc[key].get<std::string>()));
+    body += "  \"status\": \"failed\",\n  \"error\": " + ascii_json_string(error.substr(0, 400)) + ",\n  \"ended\": \"" +
+            now_iso8601() + "\"\n}\n";
+    if (std::FILE* f = std::fopen((folder / "status.json").c_str(), "wb")) {
+      std::fwrite(body.data(), 1, body.size(), f);
+      std::fclose(f);
+    }
+  } catch (...) {
+  }
+}
+
+// Writes the final status. When that fails, the run is failed, and status.json gets the last-resort
+// form with both errors.
+void write_final_status(const StatusFile& status, const fs::path& folder, RunResult& r) noexcept {
+  try {
+    try {
+      status.write();
+      return;
+    } catch (const std::exception& ex) {
+      r.error = fmt::format("writing status.json failed ({}) after the run ended {}{}", valid_utf8(ex.what()),
+                            to_string(r.status), r.error.empty() ? "" : ": " + r.error);
+    }
+    r.status = RunStatus::Failed;
+    r.reason.clear();
+    write_minimal_status(folder, status.doc, r.error);
+  } catch (...) {
+    write_minimal_status(folder, status.doc, r.error);
+  }
+}
+
+// An exception as a user reads it, and whether their input caused it (a config or data error: exit 2).
+struct Failure {
+  std::string message;
+  bool config_error = false;
+};
+
+Failure describe_failure(const std::exception_ptr& ex) {
+  try {
+    std::rethrow_exception(ex);
+  } catch (const ConfigError& e) {
+    return {valid_utf8(e.what()), true};
+  } catch (const std::exception& e) {
+    return {valid_utf8(error_text(e)), false};
+  } catch (...) {
+    return {"an exception that is not a std::exception (its type is unknown) ended the run", false};
+  }
+}
+
+// Whatever escaped (a method, a dataset factory, core itself): the run ends failed all the same.
+RunResult fail_run(const RunPlan& plan, StatusFile& status, const std::exception_ptr& ex) noexcept {
+  const Failure failure = describe_failure(ex);
+  RunResult r;
+  r.id = plan.id;
+  r.folder = plan.folder;
+  r.status = RunStatus::Failed;
+  r.error = failure.message;
+  r.config_error = failure.config_error;
+  try {
+    logger().error("{}", r.error);
+    std::ofstream(plan.folder / "log.txt", std::ios::app) << "error: " << r.error << "\n";
+    status.set(RunStatus::Failed, r.error);
+    status.doc["ended"] = now_iso8601();
+  } catch (...) {
+  }
+  write_final_status(status, plan.folder, r);
+  status.index();
+  return r;
+}
+
+// ---------------------------------------------------------------- the steps of a run
+
 json device_json(const Device& device) {
   DeviceInfo info = device.info();
   json j{{"id", info.id}, {"backend", info.backend}, {"name", info.name}};
@@ -340,67 +407,26 @@ json device_json(const Device& device) {
   return j;
 }
 
-RunResult execute(const Experiment& e, const RunOptions& options, Registry& registry, const fs::path& folder,
-                  const std::string& id, bool resuming) {
-  RunResult result;
-  result.id = id;
-  result.folder = folder;
-  const MethodSpec& method = *registry.find_method(e.method);
-  const fs::path status_file = folder / "status.json";
-
-  // Status and meta (kept from the first attempt when resuming).
-  StatusDoc status;
-  if (resuming && fs::exists(status_file)) status.j = json::parse(read_file(status_file), nullptr, false);
-  if (!status.j.is_object()) status.j = json::object();
-  status.j["id"] = id;
-  status.j["experiment"] = e.experiment;
-  status.j["method"] = e.method;
-  status.j["dataset"] = e.dataset;
-  status.j["config_hash"] = e.config_hash();
-  status.j["seed"] = e.seed;
-  if (!options.sweep.empty()) status.j["sweep"] = options.sweep, status.j["trial"] = options.trial;
-  if (!status.j.contains("created")) status.j["created"] = now_iso8601();
-  status.j["runs_dir"] = fs::absolute(e.runs_dir).lexically_normal().string();
-  status.j["host"] = hostname();
-  status.j["pid"] = ::getpid();
-
-  auto write_status = [&] { write_file_atomic(status_file, status.j.dump(2) + "\n"); };
-  auto index = [&] {
-    try {
-      RunIndex(fs::path(e.runs_dir)).upsert(read_run_folder(folder));
-    } catch (const std::exception& ex) {
-      logger().warn("the run index {}/nexp.db was not updated ({}); `nexp runs --reindex` rebuilds it from the folders",
-                    e.runs_dir, ex.what());
-    }
-  };
-
-  std::shared_ptr<Device> device;
-  try {
-    device = resolve_device(registry, e.device, e.device_options);
-  } catch (const ConfigError& ex) {
-    logger().error("{}", ex.what());
-    status.set("failed", ex.what());
-    status.j["ended"] = now_iso8601();
-    write_status();
-    index();
-    result.status = "failed";
-    result.error = ex.what();
-    result.config_error = true;
-    return result;
-  }
-
-  // Threads change floating-point reduction order, so meta.json records them.
+// Threads change floating-point reduction order, so meta.json records them.
+int thread_count(const Experiment& e, const RunOptions& options) {
   int wanted = options.threads > 0 ? options.threads : e.threads;
   if (options.max_threads > 0) wanted = wanted > 0 ? std::min(wanted, options.max_threads) : options.max_threads;
-  const int threads = configure_threads(wanted);
+  return configure_threads(wanted);
+}
 
-  json meta;
-  if (resuming && fs::exists(folder / "meta.json")) meta = json::parse(read_file(folder / "meta.json"), nullptr, false);
+// meta.json: how the run was made (on resume, the first attempt's record plus a line per resume).
+void write_meta(const RunPlan& plan, const Device& device, int threads, const json& created) {
+  const Experiment& e = plan.experiment;
+  const fs::path file = plan.folder / "meta.json";
+  json meta = plan.resuming ? json::parse(read_text_or_empty(file), nullptr, false) : json::object();
   if (!meta.is_object()) meta = json::object();
-  if (!resuming) {
+  if (plan.resuming) {
+    meta["resumed"].push_back({{"time", now_iso8601()}, {"command_line", plan.options.command_line},
+                               {"host", hostname()}, {"threads", threads}});
+  } else {
     auto [commit, dirty] = git_state(fs::current_path());
-    const PluginRecord* plugin = registry.owner(e.method);
-    meta["command_line"] = options.command_line;
+    const PluginRecord* plugin = plan.registry.owner(e.method);
+    meta["command_line"] = plan.options.command_line;
     meta["seed"] = e.seed;
     meta["git"] = {{"commit", commit}, {"dirty", dirty}};
     meta["host"] = hostname();
@@ -411,128 +437,173 @@ RunResult execute(const Experiment& e, const RunOptions& options, Registry& regi
     meta["plugin"] = plugin ? json{{"name", plugin->name}, {"version", plugin->version}, {"file", plugin->path},
                                    {"sha256", plugin->sha256}}
                             : json::object();
-    meta["device"] = device_json(*device);
+    meta["device"] = device_json(device);
     meta["threads"] = threads;
-    meta["created"] = status.j["created"];
-  } else {
-    meta["resumed"].push_back({{"time", now_iso8601()}, {"command_line", options.command_line}, {"host", hostname()},
-                              {"threads", threads}});
+    meta["created"] = created;
   }
-  write_file_atomic(folder / "meta.json", meta.dump(2) + "\n");
+  write_file_atomic(file, json_dump(meta, 2) + "\n");
+}
 
-  // The checkpoint to continue from, and metrics.jsonl rewound to where that checkpoint stood.
+// Where a resumed run continues: its last committed checkpoint, with metrics.jsonl cut back to
+// where that checkpoint stood (or emptied when there is none).
+struct ResumePoint {
   std::optional<fs::path> checkpoint;
-  json checkpoint_meta;
-  if (resuming) {
-    const std::string latest = read_text_or_empty(folder / "checkpoints" / "LATEST");
-    if (!latest.empty() && fs::exists(folder / "checkpoints" / latest / "nexp_checkpoint.json")) {
-      checkpoint = folder / "checkpoints" / latest;
-      checkpoint_meta = json::parse(read_file(*checkpoint / "nexp_checkpoint.json"));
-      fs::resize_file(folder / "metrics.jsonl", checkpoint_meta["metrics_offset"].get<std::uintmax_t>());
-    } else {
-      std::ofstream(folder / "metrics.jsonl", std::ios::trunc);
-    }
+  std::map<std::string, double> summary;
+};
+
+ResumePoint resume_point(const fs::path& folder, bool resuming) {
+  ResumePoint point;
+  if (!resuming) return point;
+  const std::string latest = read_text_or_empty(folder / "checkpoints" / "LATEST");
+  const fs::path dir = folder / "checkpoints" / latest;
+  if (latest.empty() || !fs::exists(dir / "nexp_checkpoint.json")) {
+    std::ofstream(folder / "metrics.jsonl", std::ios::trunc);
+    return point;
   }
+  const json meta = json::parse(read_file(dir / "nexp_checkpoint.json"), nullptr, false);
+  if (!meta.is_object() || !meta.contains("metrics_offset"))
+    throw DataError(fmt::format("checkpoint '{}' is damaged (nexp_checkpoint.json does not parse); delete the "
+                                "run's checkpoints folder to start it again from the beginning",
+                                dir.string()));
+  fs::resize_file(folder / "metrics.jsonl", meta["metrics_offset"].get<std::uintmax_t>());
+  if (meta.contains("summary"))
+    for (auto& [k, v] : meta["summary"].items())
+      if (v.is_number()) point.summary[k] = v.get<double>();
+  point.checkpoint = dir;
+  return point;
+}
 
-  status.set("running");
-  status.j["started"] = now_iso8601();
-  status.j.erase("ended");
-  write_status();
-  index();
+// What the signal handlers write if a second stop signal or a crash ends the process.
+void arm_signals(detail::RunSignals& signals, const StatusFile& status, const fs::path& folder, const std::string& id) {
+  json aborted = status.doc;
+  aborted["status"] = to_string(RunStatus::Interrupted);
+  aborted["reason"] = reason::aborted;
+  aborted["error"] = "aborted by a second stop signal; `nexp run --resume` continues from the last checkpoint";
+  json crashed = status.doc;
+  crashed["status"] = to_string(RunStatus::Failed);
+  crashed["error"] = "the process crashed with a fatal signal (segmentation fault, bus error, abort, ...); see log.txt "
+                     "for the last lines";
+  signals.prepare(folder / "status.json", aborted, crashed, folder / "log.txt",
+                  fmt::format("[nexp] aborted by a second stop signal; the run is marked interrupted; continue it with "
+                              "`nexp run --resume {}`",
+                              id));
+}
 
-  // A second signal or a crash must still leave an honest status.json behind.
-  {
-    StatusDoc aborted = status;
-    aborted.set("interrupted", "aborted by a second stop signal");
-    prepare(g_abort_status, status_file, aborted.j.dump(2) + "\n");
-    StatusDoc crashed = status;
-    crashed.set("failed", "the process crashed with a fatal signal (segmentation fault, bus error, abort, ...); "
-                          "see log.txt for the last lines");
-    prepare(g_crash_status, status_file, crashed.j.dump(2) + "\n");
-    g_prepared = 1;
+void load_dataset(RunContextImpl& ctx, const Experiment& e, Registry& registry, spdlog::logger& log) {
+  if (e.dataset.empty()) return;
+  auto data = registry.find_dataset(e.dataset)->make(e.dataset_params, ctx);
+  if (!data) throw Error(fmt::format("dataset '{}' returned nothing", e.dataset));
+  log.info("dataset {}", data->describe());
+  ctx.set_dataset(std::move(data));
+}
+
+// The method's part: the dataset and run(). Everything it throws ends the run failed.
+RunResult run_method(RunContextImpl& ctx, const RunPlan& plan, detail::RunSignals& signals, spdlog::logger& log) {
+  RunResult r;
+  signals.enter_method();
+  try {
+    load_dataset(ctx, plan.experiment, plan.registry, log);
+    plan.registry.find_method(plan.experiment.method)->run(ctx);
+    r.status = ctx.stop_requested() ? RunStatus::Interrupted : RunStatus::Completed;
+  } catch (...) {
+    const Failure failure = describe_failure(std::current_exception());
+    r.status = RunStatus::Failed;
+    r.error = failure.message;
+    r.config_error = failure.config_error;
   }
-  SignalScope signals(options.handle_signals);
+  signals.leave_method();
+  return r;
+}
 
-  auto log = make_run_logger(e.method, folder / "log.txt");
+// The final status: summaries, time, and why the run ended.
+RunResult finish(const RunPlan& plan, StatusFile& status, RunContextImpl& ctx, spdlog::logger& log, RunResult r) {
+  r.id = plan.id;
+  r.folder = plan.folder;
+  if (!plan.experiment.llm.endpoints.empty())  // counted from the call log, so a resumed run counts every paid call
+    for (const auto& [k, v] : LlmSession::summary(plan.folder / "artifacts" / "llm_calls.jsonl")) ctx.summary(k, v);
+  r.summary = ctx.summaries();
+  r.seconds = ctx.elapsed();
+  const bool checkpointed = fs::exists(plan.folder / "checkpoints" / "LATEST");
+  if (r.status == RunStatus::Interrupted) r.reason = checkpointed ? reason::checkpointed : reason::stopped;
+  status.set(r.status, r.error, r.reason);
+  status.doc["ended"] = now_iso8601();
+  status.doc["seconds"] = r.seconds + (plan.resuming ? status.doc.value("seconds", 0.0) : 0.0);
+  status.doc["summary"] = json::object();
+  for (const auto& [k, v] : r.summary) status.doc["summary"][k] = json_number(v);
+  status.doc["checkpoint"] = checkpointed;
+  write_final_status(status, plan.folder, r);
+  if (r.status == RunStatus::Failed) log.error("{}", r.error);
+  else if (r.status == RunStatus::Interrupted) log.warn("interrupted; continue with `nexp run --resume {}`", plan.id);
+  else log.info("completed in {:.1f}s", r.seconds);
+  log.flush();
+  status.index();
+  return r;
+}
+
+RunResult execute(const RunPlan& plan, StatusFile& status, detail::RunSignals& signals) {
+  const Experiment& e = plan.experiment;
+  status.describe(plan);
+  std::shared_ptr<Device> device = resolve_device(plan.registry, e.device, e.device_options);
+  const int threads = thread_count(e, plan.options);
+  write_meta(plan, *device, threads, status.doc["created"]);
+  const ResumePoint from = resume_point(plan.folder, plan.resuming);
+
+  status.set(RunStatus::Running);
+  status.doc["started"] = now_iso8601();
+  status.doc.erase("ended");
+  status.write();
+  status.index();
+
+  auto log = make_run_logger(e.method, plan.folder / "log.txt");
+  arm_signals(signals, status, plan.folder, plan.id);
   at::manual_seed(e.seed);
-  RunContextImpl ctx(e, method, folder, device, threads, log, checkpoint, options.stop_after_checkpoints);
-  if (checkpoint) {
-    std::map<std::string, double> s;
-    for (auto& [k, v] : checkpoint_meta["summary"].items())
-      if (v.is_number()) s[k] = v.get<double>();
-    ctx.restore_summaries(s);
-    log->info("resuming {} from {}", id, checkpoint->filename().string());
+  RunContextImpl ctx(e, *plan.registry.find_method(e.method), plan.folder, device, threads, log, from.checkpoint,
+                     plan.options.stop_after_checkpoints);
+  if (from.checkpoint) {
+    ctx.restore_summaries(from.summary);
+    log->info("resuming {} from {}", plan.id, from.checkpoint->filename().string());
   } else {
-    log->info("run {} ({} on {}, seed {}, {} thread{})", id, e.method, device->info().id, e.seed, threads,
+    log->info("run {} ({} on {}, seed {}, {} thread{})", plan.id, e.method, device->info().id, e.seed, threads,
               threads == 1 ? "" : "s");
   }
-  log->debug("folder {}", folder.string());
+  log->debug("folder {}", plan.folder.string());
+  return finish(plan, status, ctx, *log, run_method(ctx, plan, signals, *log));
+}
 
+// Runs `plan` to a terminal state whatever escapes, with the run's signal handling in force
+// throughout; `prepare` fills the folder first.
+RunResult run_to_the_end(const RunPlan& plan, const std::function<void()>& prepare) {
+  detail::RunSignals signals(plan.options.handle_signals);
+  StatusFile status(plan.folder, plan.id, plan.experiment.runs_dir);
+  RunResult r;
   try {
-    if (!e.dataset.empty()) {
-      const DatasetSpec* ds = registry.find_dataset(e.dataset);
-      auto data = ds->make(e.dataset_params, ctx);
-      if (!data) throw Error(fmt::format("dataset '{}' returned nothing", e.dataset));
-      log->info("dataset {}", data->describe());
-      ctx.set_dataset(std::move(data));
-    }
-    method.run(ctx);
-    result.status = ctx.stop_requested() ? "interrupted" : "completed";
-  } catch (const ConfigError& ex) {
-    result.status = "failed";
-    result.error = ex.what();
-    result.config_error = true;
-  } catch (const std::exception& ex) {
-    result.status = "failed";
-    result.error = error_text(ex);
+    if (prepare) prepare();
+    r = execute(plan, status, signals);
+  } catch (...) {
+    r = fail_run(plan, status, std::current_exception());
   }
-  g_prepared = 0;
-  if (!e.llm.endpoints.empty())  // counted from the call log, so a resumed run counts every paid call
-    for (const auto& [k, v] : LlmSession::summary(folder / "artifacts" / "llm_calls.jsonl")) ctx.summary(k, v);
-
-  result.summary = ctx.summaries();
-  result.seconds = ctx.elapsed();
-  status.set(result.status, result.error);
-  status.j["ended"] = now_iso8601();
-  status.j["seconds"] = result.seconds + (resuming ? status.j.value("seconds", 0.0) : 0.0);
-  status.j["summary"] = json::object();
-  for (const auto& [k, v] : result.summary) status.j["summary"][k] = json_number(v);
-  status.j["checkpoint"] = fs::exists(folder / "checkpoints" / "LATEST");
-  write_status();
-  if (result.status == "failed") log->error("{}", result.error);
-  else if (result.status == "interrupted")
-    log->warn("interrupted; continue with `nexp run --resume {}`", id);
-  else
-    log->info("completed in {:.1f}s", result.seconds);
-  log->flush();
-  index();
-  return result;
+  if (plan.options.on_finished) plan.options.on_finished(r);
+  r.aborted = detail::RunSignals::second_signal();
+  return r;
 }
 
 }  // namespace
 
 RunResult run_experiment(const Experiment& e, const RunOptions& options, Registry& registry) {
-  const std::string hash = e.config_hash();
-  fs::path folder;
-  std::string id;
-  if (options.folder) {
-    folder = *options.folder;
-    id = folder.filename().string();
-  } else {
-    id = new_run_id(hash);
-    folder = fs::path(e.runs_dir) / e.experiment / id;
-  }
-  fs::create_directories(folder / "artifacts");
-  fs::create_directories(folder / "checkpoints");
-  write_file_atomic(folder / "config.yaml", e.to_yaml_text());
-  std::string overrides;
-  for (const auto& o : options.overrides) overrides += o + "\n";
-  write_file_atomic(folder / "overrides.txt", overrides);
-  std::ofstream(folder / "metrics.jsonl", std::ios::trunc);
-  // Remove what an earlier attempt in the same folder left (a sweep trial run again).
-  fs::remove_all(folder / "checkpoints");
-  fs::create_directories(folder / "checkpoints");
-  return execute(e, options, registry, folder, id, /*resuming=*/false);
+  const std::string id = options.folder ? options.folder->filename().string() : new_run_id(e.config_hash());
+  const fs::path folder = options.folder ? *options.folder : fs::path(e.runs_dir) / e.experiment / id;
+  fs::create_directories(folder);
+  return run_to_the_end({e, options, registry, folder, id, /*resuming=*/false}, [&] {
+    // Remove what an earlier attempt in the same folder left (a sweep trial run again).
+    fs::remove_all(folder / "checkpoints");
+    fs::create_directories(folder / "checkpoints");
+    fs::create_directories(folder / "artifacts");
+    write_file_atomic(folder / "config.yaml", e.to_yaml_text());
+    std::string overrides;
+    for (const auto& o : options.overrides) overrides += o + "\n";
+    write_file_atomic(folder / "overrides.txt", overrides);
+    std::ofstream(folder / "metrics.jsonl", std::ios::trunc);
+  });
 }
 
 RunResult resume_run(const fs::path& folder, const RunOptions& options, Registry& registry) {
@@ -540,15 +611,21 @@ RunResult resume_run(const fs::path& folder, const RunOptions& options, Registry
     throw ConfigError(fmt::format("'{}' is not a run folder (it has no config.yaml); give a run id or a folder "
                                   "under runs/<experiment>/",
                                   folder.string()));
+  const std::string id = folder.filename().string();
   json status = json::parse(read_text_or_empty(folder / "status.json"), nullptr, false);
-  if (status.is_object() && status.value("status", "") == "completed")
-    throw ConfigError(fmt::format("run '{}' already completed; nothing to resume. Start a new run with `nexp run`",
-                                  folder.filename().string()));
+  if (!status.is_object()) status = json::object();
+  if (status.value("status", "") == to_string(RunStatus::Completed))
+    throw ConfigError(fmt::format("run '{}' already completed; nothing to resume. Start a new run with `nexp run`", id));
+  if (status.value("status", "") == to_string(RunStatus::Running) && status.value("host", "") == hostname() &&
+      !process_gone(status))
+    throw ConfigError(fmt::format("run '{}' is still running (process {} on this host); stop it first (Ctrl-C, or "
+                                  "kill -INT {}), then resume it",
+                                  id, status.value("pid", 0L), status.value("pid", 0L)));
   Experiment e = resolve_experiment(read_yaml_file(folder / "config.yaml"), folder / "config.yaml", {}, registry);
   // The run stays indexed where it was created; a folder moved elsewhere is indexed next to it.
-  std::string runs_dir = status.is_object() ? status.value("runs_dir", "") : "";
+  const std::string runs_dir = status.value("runs_dir", "");
   e.runs_dir = !runs_dir.empty() && fs::is_directory(runs_dir) ? runs_dir : folder.parent_path().parent_path().string();
-  return execute(e, options, registry, folder, folder.filename().string(), /*resuming=*/true);
+  return run_to_the_end({e, options, registry, folder, id, /*resuming=*/true}, nullptr);
 }
 
 }  // namespace nexp

@@ -1,23 +1,97 @@
 // The SQLite run index and reading run folders (nexp/runtime/tracking.hpp).
 #include "nexp/runtime/tracking.hpp"
 
+#include <signal.h>
 #include <sqlite3.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
+#include <iterator>
+#include <ostream>
+#include <sstream>
 #include <thread>
 
 #include "nexp/error.hpp"
 #include "nexp/runtime/util.hpp"
+#include "nexp/text.hpp"
 
 namespace nexp {
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
+
+// ---------------------------------------------------------------- run status
+
+namespace {
+constexpr std::pair<RunStatus, const char*> kStatusNames[] = {{RunStatus::Created, "created"},
+                                                              {RunStatus::Running, "running"},
+                                                              {RunStatus::Completed, "completed"},
+                                                              {RunStatus::Failed, "failed"},
+                                                              {RunStatus::Interrupted, "interrupted"}};
+
+// Field 22 of /proc/<pid>/stat: when the process started, in clock ticks after boot; 0 when unknown.
+std::uint64_t process_start(long pid) {
+  std::ifstream in(fmt::format("/proc/{}/stat", pid));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto paren = text.rfind(')');  // the command name in parentheses may hold spaces
+  if (paren == std::string::npos) return 0;
+  std::istringstream fields(text.substr(paren + 1));
+  std::string field;
+  for (int i = 3; i <= 22 && fields >> field; ++i)
+    if (i == 22) return std::strtoull(field.c_str(), nullptr, 10);
+  return 0;
+}
+}  // namespace
+
+const char* to_string(RunStatus status) {
+  for (const auto& [s, name] : kStatusNames)
+    if (s == status) return name;
+  return "?";
+}
+
+std::optional<RunStatus> parse_run_status(const std::string& text) {
+  for (const auto& [s, name] : kStatusNames)
+    if (text == name) return s;
+  return std::nullopt;
+}
+
+std::ostream& operator<<(std::ostream& out, RunStatus status) { return out << to_string(status); }
+
+RunProcess RunProcess::self() {
+  const long pid = static_cast<long>(::getpid());
+  return {pid, hostname(), process_start(pid)};
+}
+
+void RunProcess::write_to(json& status) const {
+  status["pid"] = pid;
+  status["host"] = host;
+  status["process_start"] = start;
+}
+
+bool process_gone(const json& status) {
+  if (!status.is_object() || status.value("status", "") != to_string(RunStatus::Running)) return false;
+  const long pid = status.value("pid", 0L);
+  if (pid <= 0 || status.value("host", "") != hostname()) return false;
+  if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) return true;
+  const std::uint64_t recorded = status.value("process_start", std::uint64_t{0});
+  const std::uint64_t now = process_start(pid);
+  return recorded != 0 && now != 0 && now != recorded;  // the pid now belongs to another process
+}
+
+std::string RunRecord::status_text() const {
+  return reason.empty() ? to_string(status) : fmt::format("{} ({})", to_string(status), reason);
+}
+
+std::string default_runs_dir() {
+  const char* env = std::getenv("NEXP_RUNS_DIR");
+  return env && *env ? env : "runs";
+}
 
 // ---------------------------------------------------------------- run folders
 
@@ -56,7 +130,16 @@ RunRecord read_run_folder(const fs::path& folder) {
   r.experiment = status.value("experiment", "");
   r.method = status.value("method", "");
   r.dataset = status.value("dataset", "");
-  r.status = status.value("status", "unknown");
+  if (process_gone(status)) {
+    r.status = RunStatus::Interrupted;
+    r.reason = reason::process_gone;
+  } else if (auto s = parse_run_status(status.value("status", ""))) {
+    r.status = *s;
+    r.reason = status.value("reason", "");
+  } else {
+    r.status = RunStatus::Failed;
+    r.reason = "status.json unreadable";
+  }
   r.config_hash = status.value("config_hash", "");
   r.error = status.value("error", "");
   r.sweep = status.value("sweep", "");
@@ -106,7 +189,8 @@ json run_to_json(const RunRecord& r) {
   j["experiment"] = r.experiment;
   j["method"] = r.method;
   j["dataset"] = r.dataset;
-  j["status"] = r.status;
+  j["status"] = to_string(r.status);
+  if (!r.reason.empty()) j["reason"] = r.reason;
   j["error"] = r.error;
   j["folder"] = r.folder.string();
   j["config_hash"] = r.config_hash;
@@ -160,7 +244,8 @@ class Statement {
   }
   ~Statement() { sqlite3_finalize(stmt_); }
   Statement& bind(int i, const std::string& v) {
-    sqlite3_bind_text(stmt_, i, v.c_str(), -1, SQLITE_TRANSIENT);
+    const std::string text = valid_utf8(v);  // SQLite's TEXT is UTF-8
+    sqlite3_bind_text(stmt_, i, text.c_str(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
     return *this;
   }
   Statement& bind(int i, double v) {
@@ -201,7 +286,7 @@ constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS runs(
   id TEXT PRIMARY KEY, experiment TEXT, method TEXT, dataset TEXT, status TEXT, config_hash TEXT,
   folder TEXT, device TEXT, error TEXT, sweep TEXT, trial INTEGER, seed INTEGER,
-  created TEXT, started TEXT, ended TEXT, seconds REAL);
+  created TEXT, started TEXT, ended TEXT, seconds REAL, reason TEXT);
 CREATE TABLE IF NOT EXISTS params(run_id TEXT, key TEXT, value TEXT, PRIMARY KEY(run_id, key));
 CREATE TABLE IF NOT EXISTS summaries(run_id TEXT, name TEXT, value REAL, PRIMARY KEY(run_id, name));
 CREATE TABLE IF NOT EXISTS metrics(run_id TEXT, step INTEGER, name TEXT, value REAL);
@@ -219,11 +304,11 @@ void write_record(sqlite3* db, const RunRecord& r) {
   }
   Statement ins(db,
                 "INSERT INTO runs(id, experiment, method, dataset, status, config_hash, folder, device, error, sweep, "
-                "trial, seed, created, started, ended, seconds) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-  ins.bind(1, r.id).bind(2, r.experiment).bind(3, r.method).bind(4, r.dataset).bind(5, r.status);
+                "trial, seed, created, started, ended, seconds, reason) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  ins.bind(1, r.id).bind(2, r.experiment).bind(3, r.method).bind(4, r.dataset).bind(5, std::string(to_string(r.status)));
   ins.bind(6, r.config_hash).bind(7, r.folder.string()).bind(8, r.device).bind(9, r.error).bind(10, r.sweep);
   ins.bind(11, static_cast<std::int64_t>(r.trial)).bind(12, static_cast<std::int64_t>(r.seed));
-  ins.bind(13, r.created).bind(14, r.started).bind(15, r.ended).bind(16, r.seconds);
+  ins.bind(13, r.created).bind(14, r.started).bind(15, r.ended).bind(16, r.seconds).bind(17, r.reason);
   ins.run_once();
   Statement p(db, "INSERT INTO params(run_id, key, value) VALUES(?,?,?)");
   for (const auto& [k, v] : r.params) p.bind(1, r.id).bind(2, k).bind(3, v).run_once();
@@ -248,6 +333,20 @@ RunIndex::RunIndex(const fs::path& runs_dir) : runs_dir_(runs_dir), db_(std::mak
   db_->exec("PRAGMA journal_mode=WAL");
   db_->exec("PRAGMA synchronous=NORMAL");
   db_->exec(kSchema);
+  add_missing_columns();
+}
+
+// An index written by an older nexp lacks the columns added since; they are added empty.
+void RunIndex::add_missing_columns() {
+  Statement columns(db_->handle, "SELECT name FROM pragma_table_info('runs')");
+  bool has_reason = false;
+  while (columns.step()) has_reason = has_reason || columns.text(0) == "reason";
+  if (has_reason) return;
+  try {
+    db_->exec("ALTER TABLE runs ADD COLUMN reason TEXT");
+  } catch (const Error&) {
+    // Another process added it at the same moment.
+  }
 }
 
 RunIndex::~RunIndex() = default;
@@ -301,6 +400,27 @@ int RunIndex::reindex() {
   }
 }
 
+int RunIndex::refresh_running() {
+  std::vector<std::pair<std::string, fs::path>> running;
+  {
+    Statement st(db_->handle, "SELECT id, folder FROM runs WHERE status = ?");
+    st.bind(1, std::string(to_string(RunStatus::Running)));
+    while (st.step()) running.emplace_back(st.text(0), st.text(1));
+  }
+  int changed = 0;
+  for (const auto& [id, folder] : running) {
+    try {
+      RunRecord r = read_run_folder(folder);
+      if (r.status == RunStatus::Running) continue;
+      upsert(r);
+      ++changed;
+    } catch (const DataError&) {
+      // The folder is gone or half-written: `nexp runs --reindex` drops such rows.
+    }
+  }
+  return changed;
+}
+
 namespace {
 RunRecord record_from_row(sqlite3* db, Statement& st) {
   RunRecord r;
@@ -308,7 +428,7 @@ RunRecord record_from_row(sqlite3* db, Statement& st) {
   r.experiment = st.text(1);
   r.method = st.text(2);
   r.dataset = st.text(3);
-  r.status = st.text(4);
+  r.status = parse_run_status(st.text(4)).value_or(RunStatus::Failed);
   r.config_hash = st.text(5);
   r.folder = st.text(6);
   r.device = st.text(7);
@@ -320,6 +440,7 @@ RunRecord record_from_row(sqlite3* db, Statement& st) {
   r.started = st.text(13);
   r.ended = st.text(14);
   r.seconds = st.real(15);
+  r.reason = st.text(16);
   Statement p(db, "SELECT key, value FROM params WHERE run_id = ?");
   p.bind(1, r.id);
   while (p.step()) r.params[p.text(0)] = p.text(1);
@@ -330,7 +451,7 @@ RunRecord record_from_row(sqlite3* db, Statement& st) {
 }
 constexpr const char* kColumns =
     "r.id, r.experiment, r.method, r.dataset, r.status, r.config_hash, r.folder, r.device, r.error, r.sweep, r.trial, "
-    "r.seed, r.created, r.started, r.ended, r.seconds";
+    "r.seed, r.created, r.started, r.ended, r.seconds, r.reason";
 }  // namespace
 
 std::vector<RunRecord> RunIndex::query(const RunQuery& q) const {
@@ -354,7 +475,7 @@ std::vector<RunRecord> RunIndex::query(const RunQuery& q) const {
   };
   filter("r.experiment", q.experiment);
   filter("r.method", q.method);
-  filter("r.status", q.status);
+  if (q.status) filter("r.status", to_string(*q.status));
   filter("r.sweep", q.sweep);
   if (!where.empty()) sql += " WHERE " + fmt::format("{}", fmt::join(where, " AND "));
   if (!q.sort_metric.empty())

@@ -13,6 +13,7 @@
 
 #include "nexp/error.hpp"
 #include "nexp/runtime/logging.hpp"
+#include "nexp/runtime/tracking.hpp"
 #include "nexp/runtime/util.hpp"
 
 namespace nexp {
@@ -43,15 +44,17 @@ TrialStatus trial_status(const SweepTrial& trial) {
   s.has_checkpoint = fs::exists(trial.folder / "checkpoints" / "LATEST");
   if (j.contains("summary") && j["summary"].is_object())
     for (auto& [k, v] : j["summary"].items()) s.summary[k] = v.is_number() ? v.get<double>() : std::nan("");
-  if (status == "completed") s.state = TrialState::Completed;
-  else if (status == "failed") s.state = TrialState::Failed;
-  else if (status == "interrupted") s.state = TrialState::Interrupted;
-  else if (status == "running") {
-    s.state = TrialState::Running;
-    // A process that is gone left its trial behind: it resumes like an interrupted one.
-    const int pid = j.value("pid", 0);
-    if (j.value("host", "") == hostname() && pid > 0 && ::kill(pid, 0) != 0 && errno == ESRCH)
-      s.state = TrialState::Interrupted;
+  s.reason = j.value("reason", "");
+  switch (parse_run_status(status).value_or(RunStatus::Created)) {
+    case RunStatus::Completed: s.state = TrialState::Completed; break;
+    case RunStatus::Failed: s.state = TrialState::Failed; break;
+    case RunStatus::Interrupted: s.state = TrialState::Interrupted; break;
+    case RunStatus::Running:
+      // A process that is gone left its trial behind: it resumes like an interrupted one.
+      s.state = process_gone(j) ? TrialState::Interrupted : TrialState::Running;
+      if (s.state == TrialState::Interrupted) s.reason = reason::process_gone;
+      break;
+    case RunStatus::Created: break;
   }
   return s;
 }
@@ -82,7 +85,7 @@ RunResult run_trial(const SweepPlan& plan, int index, int threads, const RunOpti
     RunResult r;
     r.id = trial.folder.filename().string();
     r.folder = trial.folder;
-    r.status = "completed";
+    r.status = RunStatus::Completed;
     r.summary = s.summary;
     logger().info("trial {} already completed; skipped", index);
     return r;

@@ -582,15 +582,10 @@ void run_headline(nexp::RunContext& ctx) {
 
 namespace {
 
+// A kernel log (dmesg / journalctl -k), a dcgm-exporter scrape or `nvidia-smi -q` output: UTF-8 text.
 std::string read_text(const fs::path& file) {
-  std::ifstream in(file);
-  if (!in)
-    throw nexp::DataError(fmt::format("params.log: cannot read '{}'. Give a kernel log (dmesg / journalctl -k), a dcgm-exporter "
-                                      "scrape or `nvidia-smi -q` output, or leave params.log empty to diagnose only the device.",
-                                      file.string()));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return nexp::read_text_file(file, "params.log (a kernel log, dcgm-exporter scrape or nvidia-smi -q output; empty: "
+                                    "diagnose only the device)");
 }
 
 // The format of a log, recognised from its content.

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include <nexp/error.hpp>
+#include <nexp/text.hpp>
 
 namespace htc {
 
@@ -140,16 +141,7 @@ MixedGraph MixedGraph::induced(const std::vector<int>& nodes) const {
 
 namespace {
 
-std::string read_text(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in)
-    throw nexp::DataError(fmt::format("cannot read the graph file '{}': it does not exist or is not readable; "
-                                      "check the path (relative paths are resolved from the working directory)",
-                                      file.string()));
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+std::string read_text(const std::filesystem::path& file) { return nexp::read_text_file(file, "the graph file"); }
 
 // Rows of whitespace-separated integers; blank lines are skipped.
 std::vector<std::vector<int>> parse_matrix(const std::string& text, const std::string& where) {

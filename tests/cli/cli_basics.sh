@@ -47,6 +47,32 @@ rm "$WORK/runs/nexp.db"*
 expect_exit 0 nx runs --reindex
 [[ $(grep -c "scaffold_check.fit" <<<"$OUT") == 2 ]] || fail "reindex rebuilt both rows: $OUT"
 
+# A run left `running` by a process that is gone (killed, machine rebooted) reads as interrupted
+# (process gone): in `nexp runs --reindex`, `nexp show` and the --status filter.
+python3 - "$FOLDER1/status.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["status"], d["pid"] = "running", int(open("/proc/sys/kernel/pid_max").read()) + 1
+json.dump(d, open(sys.argv[1], "w"))
+PY
+expect_exit 0 nx runs --reindex
+[[ $(grep "^$ID1" <<<"$OUT") == *"interrupted (process gone)"* ]] || fail "a stale run in nexp runs: $OUT"
+expect_exit 0 nx show "$ID1"
+expect_contains "$OUT" "interrupted (process gone)" "a stale run in nexp show"
+expect_exit 0 nx runs --status interrupted --json
+[[ $(python3 -c 'import json,sys; print([r["id"] for r in json.load(sys.stdin)])' <<<"$OUT") == "['$ID1']" ]] \
+  || fail "--status interrupted finds the stale run: $OUT"
+
+# `nexp run` honours NEXP_RUNS_DIR as the reading commands do: a run made in one folder is found
+# from another.
+mkdir -p here there
+(cd here && NEXP_RUNS_DIR="$WORK/elsewhere" nx -q run "$SCAFFOLD_SMOKE" params.steps=10 > ../env.out)
+ID3=$(run_id "$(cat env.out)")
+[[ -f $WORK/elsewhere/smoke/$ID3/status.json ]] || fail "NEXP_RUNS_DIR: the run is not in it: $(cat env.out)"
+[[ ! -e here/runs ]] || fail "NEXP_RUNS_DIR: a runs folder appeared in the working directory"
+(cd there && NEXP_RUNS_DIR="$WORK/elsewhere" nx show "$ID3" > ../show.out) || fail "nexp show from another folder"
+grep -q "run $ID3  completed" show.out || fail "nexp show: $(cat show.out)"
+
 expect_exit 0 nx devices --json
 python3 -c 'import json,sys; d=json.load(sys.stdin); assert d[0]["id"] == "cpu" and d[0]["cores"] >= 1' <<<"$OUT"
 echo "cli_basics: ok"

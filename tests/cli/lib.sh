@@ -1,8 +1,17 @@
-# Shared by the CLI tests: a scratch folder, the nexp under test with the scaffold plugin, assertions.
+# Shared by the CLI tests: a scratch folder, the nexp under test with the scaffold plugin, assertions,
+# and the helpers that hold a run at an exact point (the scaffold's params.hold_at; see its method).
+# Sleeps appear only as the interval of a polling loop whose upper bound is `wait_for`'s.
 set -euo pipefail
 : "${NEXP:?set by ctest}" "${NEXP_FIXTURES:?set by ctest}" "${SCAFFOLD_SMOKE:?set by ctest}"
 WORK=$(mktemp -d /tmp/nexp-cli-XXXXXX)
-trap 'rm -rf "$WORK"' EXIT
+# On the way out, nothing keeps running: background jobs are killed, and a held run whose folder is
+# removed stops waiting (the second removal takes what such a run wrote while the first one ran).
+cleanup() {
+  local jobs; jobs=$(jobs -p)
+  [[ -z $jobs ]] || kill -9 $jobs 2>/dev/null || true
+  rm -rf "$WORK" 2>/dev/null || { sleep 1; rm -rf "$WORK"; } || true  # a failing trap would set the exit code
+}
+trap cleanup EXIT
 cd "$WORK"
 export NEXP_RUNS_DIR="$WORK/runs"
 nx() { "$NEXP" --plugin-dir "$NEXP_FIXTURES" "$@"; }
@@ -23,3 +32,36 @@ expect_exit() {  # code, command...
 run_id() { tail -n 1 <<<"$1" | awk '$1 == "run:" {print $2}'; }
 # How many trials of sweep folder $2 have status $1 (0 when none: never fails under pipefail).
 count() { { grep -l "\"status\": \"$1\"" "$2"/trial-*/status.json 2>/dev/null || true; } | wc -l; }
+# A field of a run folder's status.json.
+status_of() { python3 -c "import json,sys; print(json.load(open(sys.argv[1] + '/status.json')).get(sys.argv[2], ''))" "$1" "$2"; }
+
+# wait_for WHAT COMMAND...: polls COMMAND until it succeeds; fails after 300 s (an upper bound, never
+# a guess of how long something takes).
+wait_for() {
+  local what=$1; shift
+  local deadline=$((SECONDS + 300))
+  until "$@"; do
+    ((SECONDS < deadline)) || fail "waited 300 s for $what"
+    sleep 0.05
+  done
+}
+# held_at FOLDER WHERE: the run in FOLDER is holding at WHERE ("step 25", "checkpoint 20", "stop 30").
+held_at() { [[ -f $1/artifacts/held && $(cat "$1/artifacts/held") == "$2" ]]; }
+# The one folder that matches a glob, once it exists and holds (printed).
+held_folder() {  # glob
+  local f
+  wait_for "a run to hold at $1" compgen -G "$1/artifacts/held" > /dev/null
+  f=$(compgen -G "$1/artifacts/held" | head -n1)
+  echo "${f%/artifacts/held}"
+}
+release() { touch "$1/artifacts/release"; }
+# Lets every run that holds under a folder go on, until killed (run it in the background).
+release_every() {  # glob of run folders
+  while :; do
+    for f in $1/artifacts/held; do [[ -f $f ]] && touch "${f%held}release"; done
+    sleep 0.05
+  done
+}
+# has_line FILE TEXT: FILE exists and contains TEXT.
+has_line() { [[ -f $1 ]] && grep -qF -- "$2" "$1"; }
+STOP_REQUESTED="nexp: stop requested"

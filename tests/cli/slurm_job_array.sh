@@ -1,32 +1,46 @@
 # The Slurm launcher end to end on a real one-node cluster: one `sbatch --array` job; a task is
-# requeued while it runs, checkpoints on the signal, and resumes to the same result.
+# requeued while it runs, checkpoints on the signal, and resumes to the same result. Every trial holds
+# at step 25 (params.hold_at): trials 0 and 2 are let go as they hold (whatever the node's cores),
+# trial 1 holds until it has been requeued, so the requeue always meets a running trial.
 source "$(dirname "$0")/lib.sh"
 [[ $(id -u) == 0 ]] || { echo "skip: the local Slurm cluster needs root"; exit 77; }
 SLURM_LOCAL=$NEXP_SOURCE_DIR/scripts/slurm-local
 export NEXP_SLURM_DIR=$WORK/slurm
 "$SLURM_LOCAL" start || fail "scripts/slurm-local start"
-trap '"$SLURM_LOCAL" stop; rm -rf "$WORK"' EXIT
+# On the way out: held trials are let go, the cluster stops (its daemons must not outlive the test),
+# and the scratch folder goes.
+on_exit() {
+  local d
+  for d in "$WORK"/runs/smoke/sweep/trial-*/artifacts; do touch "$d/release" 2>/dev/null || true; done
+  "$SLURM_LOCAL" stop || true
+  cleanup
+}
+trap on_exit EXIT
 export SLURM_CONF=$NEXP_SLURM_DIR/slurm.conf
 
-ARGS=(params.steps=1500 params.checkpoint_every=50 dataset.n=20000 dataset.d=40 params.lr=0.01)
-nx_exec -q run "$SCAFFOLD_SMOKE" "${ARGS[@]}" -m 'seed=range(0,3)' objective=mse --launcher slurm --requeue --jobs 3 \
-  > sweep.out 2> sweep.err &
+ARGS=(params.steps=60 params.checkpoint_every=10 dataset.n=200 dataset.d=5 params.lr=0.05)
+nx_exec -q run "$SCAFFOLD_SMOKE" "${ARGS[@]}" params.hold_at=25 -m 'seed=range(0,3)' objective=mse \
+  --launcher slurm --requeue --jobs 3 > sweep.out 2> sweep.err &
 PID=$!
 DIR=$WORK/runs/smoke/sweep
-# Wait for trial 1 to run, then requeue its task (Slurm sends SIGTERM; the trial checkpoints).
-for _ in $(seq 300); do grep -q '"running"' "$DIR"/trial-0001-*/status.json 2>/dev/null && break; sleep 0.2; done
+release_every "$DIR/trial-000[02]-*" &
+T1=$(held_folder "$DIR/trial-0001-*")
 JOB=$(squeue -h -o %F | head -n1)
 [[ -n $JOB ]] || fail "no job array in the queue: $(cat sweep.err)"
-sleep 1
+# Requeue trial 1's task while it holds: Slurm signals it (SIGTERM); once the trial has taken the stop
+# in, it is let go, checkpoints at step 30 and marks itself interrupted.
 scontrol requeue "${JOB}_1" || fail "scontrol requeue ${JOB}_1"
-for _ in $(seq 100); do grep -q '"interrupted"' "$DIR"/trial-0001-*/status.json && break; sleep 0.2; done
-grep -q '"interrupted"' "$DIR"/trial-0001-*/status.json || fail "the requeued task did not mark its trial interrupted"
+wait_for "trial 1 to take the stop in" has_line "$DIR/slurm/${JOB}_1.out" "$STOP_REQUESTED"
+release "$T1"
+wait_for "trial 1 to be interrupted" grep -q '"interrupted"' "$T1/status.json"
+[[ $(status_of "$T1" reason) == checkpointed ]] || fail "trial 1 stopped at a checkpoint: $(cat "$T1/status.json")"
 # A requeued task waits before it may start again; let it go now.
-for _ in $(seq 50); do scontrol update JobId="${JOB}_1" StartTime=now 2>/dev/null && break; sleep 0.2; done
+let_go() { scontrol update JobId="${JOB}_1" StartTime=now 2>/dev/null; }
+wait_for "the requeued task to be let go" let_go
 set +e; wait $PID; RC=$?; set -e
 [[ $RC == 0 ]] || fail "the sweep exits 0 once every trial completed, got $RC: $(cat sweep.err)"
 [[ $(count completed "$DIR") == 3 ]] || fail "three completed trials: $(cat "$DIR/trials.csv")"
-grep -q '"resumed"' "$DIR"/trial-0001-*/meta.json || fail "trial 1 resumed from its checkpoint"
+grep -q '"resumed"' "$T1/meta.json" || fail "trial 1 resumed from its checkpoint"
 grep -q "^#SBATCH --array=0-2%3" "$DIR/slurm/job-1.sh" || fail "one array job: $(cat "$DIR/slurm/job-1.sh")"
 expect_exit 0 nx sweep status "$DIR"
 expect_contains "$OUT" "3 completed" "sweep status"
@@ -35,6 +49,6 @@ expect_exit 0 nx -q run "$SCAFFOLD_SMOKE" "${ARGS[@]}" seed=1 experiment=local
 LOCAL=$(run_id "$OUT")
 expect_exit 0 nx show "$LOCAL" --json
 want=$(python3 -c 'import json,sys; print(json.load(sys.stdin)["summary"]["mse"])' <<<"$OUT")
-got=$(python3 -c "import json,glob; print(json.load(open(glob.glob('$DIR/trial-0001-*/status.json')[0]))['summary']['mse'])")
+got=$(python3 -c "import json; print(json.load(open('$T1/status.json'))['summary']['mse'])")
 [[ $want == "$got" ]] || fail "requeued trial mse $got, uninterrupted $want"
 echo "slurm_job_array: ok"

@@ -147,7 +147,7 @@ TEST(Conformance, BadKeysTypesAndRangesAreRefused) {
 TEST(Conformance, SmokeConfigRunsWithFiniteMetrics) {
   Experiment e = smoke();
   RunResult r = run(e);
-  ASSERT_EQ(r.status, "completed") << r.error;
+  ASSERT_EQ(r.status, RunStatus::Completed) << r.error;
   EXPECT_FALSE(r.summary.empty()) << "the smoke run reported no summary metric";
   for (const auto& [k, v] : r.summary) EXPECT_TRUE(std::isfinite(v)) << k << " = " << v;
   for (const auto& name : e.metrics) EXPECT_TRUE(r.summary.count(name)) << "selected metric " << name << " missing";
@@ -158,8 +158,8 @@ TEST(Conformance, SmokeConfigRunsWithFiniteMetrics) {
 TEST(Conformance, SameSeedGivesTheSameMetrics) {
   Experiment e = smoke();
   RunResult a = run(e), b = run(e);
-  ASSERT_EQ(a.status, "completed") << a.error;
-  ASSERT_EQ(b.status, "completed") << b.error;
+  ASSERT_EQ(a.status, RunStatus::Completed) << a.error;
+  ASSERT_EQ(b.status, RunStatus::Completed) << b.error;
   EXPECT_EQ(repeatable(a.summary, plugin().name), repeatable(b.summary, plugin().name));
 }
 
@@ -168,13 +168,13 @@ TEST(Conformance, ResumeFromCheckpointGivesTheSameResult) {
   const MethodSpec* m = registry().find_method(e.method);
   if (!m->resumable) GTEST_SKIP() << e.method << " does not declare supports_resume()";
   RunResult full = run(e);
-  ASSERT_EQ(full.status, "completed") << full.error;
+  ASSERT_EQ(full.status, RunStatus::Completed) << full.error;
   RunResult part = run(e, /*stop_after_checkpoints=*/1);
-  ASSERT_EQ(part.status, "interrupted") << "the smoke run of a resumable method must save a checkpoint before it ends";
+  ASSERT_EQ(part.status, RunStatus::Interrupted) << "the smoke run of a resumable method must save a checkpoint before it ends";
   RunOptions options;
   options.handle_signals = false;
   RunResult resumed = resume_run(part.folder, options, registry());
-  ASSERT_EQ(resumed.status, "completed") << resumed.error;
+  ASSERT_EQ(resumed.status, RunStatus::Completed) << resumed.error;
   EXPECT_EQ(repeatable(resumed.summary, plugin().name), repeatable(full.summary, plugin().name));
 }
 

@@ -98,7 +98,7 @@ TEST(LlmRun, CallsAreLoggedCountedAndCachedSoASecondRunCallsNothing) {
   });
   const Experiment e = experiment(dir.path, section(server));
   const RunResult first = run(e);
-  ASSERT_EQ(first.status, "completed") << first.error;
+  ASSERT_EQ(first.status, RunStatus::Completed) << first.error;
   EXPECT_EQ(server.requests.load(), 3);
   EXPECT_EQ(first.summary.at("llm_calls"), 3);
   EXPECT_EQ(first.summary.at("llm_tokens"), 330);
@@ -111,7 +111,7 @@ TEST(LlmRun, CallsAreLoggedCountedAndCachedSoASecondRunCallsNothing) {
   EXPECT_EQ(log[0]["request_sha256"].get<std::string>().size(), 64u);
 
   const RunResult second = run(e);
-  ASSERT_EQ(second.status, "completed") << second.error;
+  ASSERT_EQ(second.status, RunStatus::Completed) << second.error;
   EXPECT_EQ(server.requests.load(), 3) << "every seeded request was answered from the cache";
   EXPECT_EQ(second.summary.at("llm_calls"), 0);
   EXPECT_EQ(second.summary.at("llm_cached"), 3);
@@ -145,7 +145,7 @@ TEST(LlmRun, TheKeyNeverReachesTheRunFolder) {
     res.set_content(completion_body("B"), "application/json");
   });
   const RunResult r = run(experiment(dir.path, section(server)));
-  ASSERT_EQ(r.status, "completed") << r.error;
+  ASSERT_EQ(r.status, RunStatus::Completed) << r.error;
   EXPECT_EQ(seen, std::string("Bearer ") + kKey) << "the key was used";
   // Every file the run or the cache wrote, the index included: no trace of the key.
   int files = 0;
@@ -167,7 +167,7 @@ TEST(LlmRun, WithoutAnLlmSectionNothingIsCalled) {
   const Experiment e = experiment(dir.path, "");
   EXPECT_TRUE(e.llm.endpoints.empty());
   const RunResult r = run(e);
-  EXPECT_EQ(r.status, "failed");
+  EXPECT_EQ(r.status, RunStatus::Failed);
   EXPECT_TRUE(r.config_error);
   EXPECT_NE(r.error.find("names none"), std::string::npos) << r.error;
   EXPECT_EQ(r.summary.count("llm_calls"), 0u);

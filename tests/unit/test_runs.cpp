@@ -1,6 +1,9 @@
 // Run folders, the index, checkpoints and resume.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+#include <sys/resource.h>
+
 #include <fstream>
 #include <set>
 #include <thread>
@@ -12,6 +15,7 @@
 #include "nexp/runtime/runner.hpp"
 #include "nexp/runtime/tracking.hpp"
 #include "nexp/runtime/util.hpp"
+#include "nexp/text.hpp"
 #include "support.hpp"
 
 using namespace nexp;
@@ -43,6 +47,53 @@ std::vector<json> metric_lines(const fs::path& folder) {
   return out;
 }
 
+// A plugin whose method fails on request with a message that is not UTF-8, as a reader quoting a
+// latin-1 or binary file would.
+struct FailOptions {
+  std::string kind = "method";
+  std::int64_t padding = 0;
+  static void declare(Options<FailOptions>& o) {
+    o.add("kind", &FailOptions::kind, "what to throw").choices({"data", "method", "int"});
+    o.add("padding", &FailOptions::padding, "bytes added to the message").min(0);
+  }
+};
+
+Registry& registry_with_failing_method() {
+  static bool registered = false;
+  Registry& registry = registry_with_scaffold();
+  if (!registered) {
+    registered = true;
+    registry.register_plugin({"unit_fail", "0", "fails on request", "none", "", "", ""}, [](Registrar& r) {
+      r.method("unit_fail.run", "throws what `kind` says", [](RunContext& ctx) {
+         const auto o = ctx.options<FailOptions>();
+         const std::string& kind = o.kind;
+         const std::string quoted = "line 1 reads 'caf\xe9 \xff' " + std::string(o.padding, '.');
+         if (kind == "data") throw DataError("cannot parse the data file: " + quoted);
+         if (kind == "method") throw Error("the method failed on " + quoted);
+         throw 42;  // not a std::exception
+       }).options<FailOptions>();
+    });
+  }
+  return registry;
+}
+
+RunResult run_failing(const TempDir& dir, const std::string& kind, int padding = 0) {
+  const fs::path config = dir.write("fail.yaml", "method: unit_fail.run\nparams: {kind: " + kind + ", padding: " +
+                                                     std::to_string(padding) + "}\n");
+  Experiment e = load_experiment(config, {parse_override("runs_dir=" + (dir.path / "runs").string())},
+                                 registry_with_failing_method());
+  RunOptions o;
+  o.handle_signals = false;
+  return run_experiment(e, o, registry_with_failing_method());
+}
+
+// Any pid above the kernel's pid_max belongs to no process.
+long unused_pid() {
+  long max = 4194304;
+  std::ifstream("/proc/sys/kernel/pid_max") >> max;
+  return max + 1;
+}
+
 struct Quiet : ::testing::Environment {
   void SetUp() override { configure_logging(Verbosity::Quiet); }
 };
@@ -54,7 +105,7 @@ TEST(Runs, AFolderHoldsEverythingToReproduceTheRun) {
   TempDir dir;
   Experiment e = scaffold_experiment(dir.path / "runs");
   RunResult r = run(e);
-  ASSERT_EQ(r.status, "completed") << r.error;
+  ASSERT_EQ(r.status, RunStatus::Completed) << r.error;
   EXPECT_EQ(r.folder.parent_path().filename(), "smoke");
   EXPECT_EQ(r.id.substr(16, 8), e.config_hash().substr(0, 8)) << "the id carries the config hash";
   for (const char* f : {"config.yaml", "overrides.txt", "meta.json", "status.json", "metrics.jsonl", "log.txt"})
@@ -84,13 +135,13 @@ TEST(Runs, ResumeFromACheckpointEndsWhereTheFullRunEnds) {
   Experiment e = scaffold_experiment(dir.path / "runs");
   RunResult full = run(e);
   RunResult part = run(e, /*stop_after=*/3);
-  ASSERT_EQ(part.status, "interrupted");
+  ASSERT_EQ(part.status, RunStatus::Interrupted);
   EXPECT_EQ(json::parse(read_file(part.folder / "status.json"))["status"], "interrupted");
   EXPECT_EQ(metric_lines(part.folder).size(), 3u);
   RunOptions o;
   o.handle_signals = false;
   RunResult resumed = resume_run(part.folder, o, registry_with_scaffold());
-  ASSERT_EQ(resumed.status, "completed") << resumed.error;
+  ASSERT_EQ(resumed.status, RunStatus::Completed) << resumed.error;
   EXPECT_EQ(resumed.summary, full.summary);
   // Each step appears once in metrics.jsonl, as in the uninterrupted run.
   auto a = metric_lines(full.folder), b = metric_lines(resumed.folder);
@@ -106,7 +157,7 @@ TEST(Runs, ResumeFromACheckpointEndsWhereTheFullRunEnds) {
 TEST(Runs, IndexAnswersQueriesAndRebuildsFromFolders) {
   TempDir dir;
   const fs::path runs = dir.path / "runs";
-  for (int seed : {1, 2, 3}) ASSERT_EQ(run(scaffold_experiment(runs, {"seed=" + std::to_string(seed)})).status, "completed");
+  for (int seed : {1, 2, 3}) ASSERT_EQ(run(scaffold_experiment(runs, {"seed=" + std::to_string(seed)})).status, RunStatus::Completed);
   run(scaffold_experiment(runs, {"experiment=other"}));
   RunIndex index(runs);
   RunQuery q;
@@ -152,7 +203,7 @@ TEST(Runs, AMissingDeviceFailsTheRunWithAClearStatus) {
   TempDir dir;
   Experiment e = scaffold_experiment(dir.path / "runs", {"device=cuda:7"});
   RunResult r = run(e);
-  EXPECT_EQ(r.status, "failed");
+  EXPECT_EQ(r.status, RunStatus::Failed);
   EXPECT_EQ(r.exit_code(), 2);
   EXPECT_NE(r.error.find("cuda:7"), std::string::npos) << r.error;
   json status = json::parse(read_file(r.folder / "status.json"));
@@ -171,7 +222,7 @@ TEST(Runs, ThreadsFollowTheConfigTheCapAndTheOverride) {
     o.threads = threads;
     o.max_threads = max_threads;
     RunResult r = run_experiment(e, o, registry_with_scaffold());
-    EXPECT_EQ(r.status, "completed") << r.error;
+    EXPECT_EQ(r.status, RunStatus::Completed) << r.error;
     return json::parse(read_file(r.folder / "meta.json"))["threads"].get<int>();
   };
   EXPECT_EQ(threads_used("1", 0, 2), 1) << "the config's smaller count wins over the sweep's share";
@@ -179,4 +230,123 @@ TEST(Runs, ThreadsFollowTheConfigTheCapAndTheOverride) {
   EXPECT_EQ(threads_used("0", 0, 1), 1) << "an unset count (all cores) takes the share";
   EXPECT_EQ(threads_used("1", 2, 0), 2) << "an explicit --threads overrides the config";
   configure_threads(1);
+}
+
+// A method's error that quotes bytes which are not UTF-8 (json's dump throws on them) still ends the
+// run failed: readable \xNN in the result, status.json and the index; exit 2 for a data error, 1 for
+// a method failure, and 1 for an exception of no std type.
+TEST(Runs, AnErrorThatIsNotUtf8EndsTheRunFailed) {
+  TempDir dir;
+  for (const auto& [kind, code] : std::vector<std::pair<std::string, int>>{{"data", 2}, {"method", 1}, {"int", 1}}) {
+    RunResult r = run_failing(dir, kind);
+    EXPECT_EQ(r.status, RunStatus::Failed) << kind;
+    EXPECT_EQ(r.exit_code(), code) << kind;
+    EXPECT_EQ(invalid_utf8_offset(r.error), std::string::npos) << kind;
+    if (kind != "int") EXPECT_NE(r.error.find("'caf\\xE9 \\xFF'"), std::string::npos) << r.error;
+    else EXPECT_NE(r.error.find("not a std::exception"), std::string::npos) << r.error;
+    const json status = json::parse(read_file(r.folder / "status.json"));
+    EXPECT_EQ(status["status"], "failed") << kind;
+    EXPECT_EQ(status["error"], r.error) << kind;
+    auto row = RunIndex(dir.path / "runs").find(r.id);
+    ASSERT_TRUE(row.has_value()) << kind;
+    EXPECT_EQ(row->status, RunStatus::Failed) << kind;
+    EXPECT_EQ(row->error, r.error) << kind;
+  }
+}
+
+// When status.json cannot be written the usual way (here: a file-size limit that the full status
+// exceeds), the last resort writes a short one in plain ASCII; the run still reads as failed.
+TEST(Runs, AStatusThatCannotBeWrittenFallsBackToPlainAscii) {
+  TempDir dir;
+  struct rlimit before {};
+  ::getrlimit(RLIMIT_FSIZE, &before);
+  auto* old_handler = ::signal(SIGXFSZ, SIG_IGN);  // a write past the limit fails with EFBIG instead
+  struct rlimit limit = before;
+  limit.rlim_cur = 4096;
+  ::setrlimit(RLIMIT_FSIZE, &limit);
+  RunResult r = run_failing(dir, "method", /*padding=*/4500);
+  ::setrlimit(RLIMIT_FSIZE, &before);
+  ::signal(SIGXFSZ, old_handler);
+  EXPECT_EQ(r.status, RunStatus::Failed);
+  const std::string text = read_file(r.folder / "status.json");
+  for (unsigned char c : text) ASSERT_LT(c, 0x80) << text;
+  const json status = json::parse(text);
+  EXPECT_EQ(status["status"], "failed");
+  EXPECT_EQ(status["method"], "unit_fail.run");
+  const std::string error = status["error"];
+  EXPECT_EQ(error.rfind("writing status.json failed (", 0), 0u) << error;
+  EXPECT_NE(error.find("File too large"), std::string::npos) << error;
+  EXPECT_NE(error.find("the method failed on line 1 reads 'caf\\xE9 \\xFF'"), std::string::npos) << error;
+  EXPECT_EQ(read_run_folder(r.folder).status, RunStatus::Failed);
+}
+
+// A run marked running whose process is gone (its pid unused, or reused by another process) reads
+// as interrupted (process gone): from the folder, in the index after refresh_running and reindex.
+TEST(Runs, ARunningRunWhoseProcessIsGoneReadsAsInterrupted) {
+  TempDir dir;
+  const fs::path runs = dir.path / "runs";
+  RunResult r = run(scaffold_experiment(runs));
+  ASSERT_EQ(r.status, RunStatus::Completed) << r.error;
+  json status = json::parse(read_file(r.folder / "status.json"));
+  status["status"] = "running";
+  auto mark = [&](long pid, std::uint64_t start) {
+    status["pid"] = pid;
+    status["process_start"] = start;
+    write_file_atomic(r.folder / "status.json", status.dump());
+  };
+  const RunProcess self = RunProcess::self();
+  ASSERT_GT(self.start, 0u);
+  mark(self.pid, self.start);
+  EXPECT_EQ(read_run_folder(r.folder).status, RunStatus::Running) << "this process is alive";
+  RunIndex(runs).upsert(read_run_folder(r.folder));
+  EXPECT_EQ(RunIndex(runs).refresh_running(), 0);
+  mark(self.pid, self.start + 1);
+  EXPECT_EQ(read_run_folder(r.folder).status_text(), "interrupted (process gone)") << "a reused pid";
+  mark(unused_pid(), 0);
+  EXPECT_EQ(read_run_folder(r.folder).status_text(), "interrupted (process gone)") << "an unused pid";
+  EXPECT_TRUE(process_gone(status));
+  EXPECT_EQ(RunIndex(runs).refresh_running(), 1);
+  RunQuery q;
+  q.status = RunStatus::Interrupted;
+  auto found = RunIndex(runs).query(q);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].reason, "process gone");
+  EXPECT_EQ(RunIndex(runs).reindex(), 1);
+  EXPECT_EQ(RunIndex(runs).query(q).size(), 1u);
+  status["host"] = "another-host";
+  EXPECT_FALSE(process_gone(status)) << "a run of another host is never judged from here";
+  status["host"] = self.host;
+  mark(self.pid, self.start);
+  EXPECT_THROW(resume_run(r.folder, RunOptions{}, registry_with_scaffold()), ConfigError) << "a live run is not resumed";
+}
+
+// A second stop signal while core closes the run (after the method stopped at a checkpoint) does not
+// touch the status that is being written: the run ends interrupted (checkpointed), and nexp exits
+// with 130. --resume continues from the last committed checkpoint.
+TEST(Runs, ASecondSignalWhileTheRunClosesEndsItCheckpointedWith130) {
+  TempDir dir;
+  Experiment e = scaffold_experiment(dir.path / "runs");
+  RunResult full = run(e);
+  RunOptions o;
+  o.handle_signals = true;
+  o.stop_after_checkpoints = 3;
+  o.on_finished = [](const RunResult&) {
+    ::raise(SIGINT);  // the first stop signal (the stop itself came from stop_after_checkpoints)
+    ::raise(SIGINT);  // the second
+  };
+  RunResult part = run_experiment(e, o, registry_with_scaffold());
+  EXPECT_EQ(part.status, RunStatus::Interrupted);
+  EXPECT_EQ(part.reason, "checkpointed");
+  EXPECT_TRUE(part.aborted);
+  EXPECT_EQ(part.exit_code(), 130);
+  const json status = json::parse(read_file(part.folder / "status.json"));
+  EXPECT_EQ(status["status"], "interrupted");
+  EXPECT_EQ(status["reason"], "checkpointed");
+  EXPECT_EQ(read_file(part.folder / "checkpoints" / "LATEST"), "ckpt-000003");
+  RunOptions quiet;
+  quiet.handle_signals = false;
+  RunResult resumed = resume_run(part.folder, quiet, registry_with_scaffold());
+  ASSERT_EQ(resumed.status, RunStatus::Completed) << resumed.error;
+  EXPECT_EQ(resumed.summary, full.summary);
+  EXPECT_EQ(resumed.exit_code(), 0);
 }

@@ -11,3 +11,4 @@
 #include "nexp/run_context.hpp"
 #include "nexp/stats.hpp"
 #include "nexp/table.hpp"
+#include "nexp/text.hpp"

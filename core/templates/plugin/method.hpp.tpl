@@ -25,10 +25,18 @@ struct FitOptions {
   std::int64_t steps = 200;
   double lr = 0.1;
   std::int64_t checkpoint_every = 20;
+  // To test stopping and resuming at an exact point (the run waits for artifacts/release):
+  std::int64_t hold_at = 0;
+  std::string hold_in = "step";
+  bool hold_on_stop = false;
   static void declare(nexp::Options<FitOptions>& o) {
     o.add("steps", &FitOptions::steps, "gradient steps").min(1);
     o.add("lr", &FitOptions::lr, "step size").range(1e-6, 1);
     o.add("checkpoint_every", &FitOptions::checkpoint_every, "steps between metrics and checkpoints").min(1);
+    o.add("hold_at", &FitOptions::hold_at, "wait at this step until artifacts/release exists (0: never)").min(0);
+    o.add("hold_in", &FitOptions::hold_in, "where to wait: after the step, or inside its checkpoint's commit")
+        .choices({"step", "checkpoint"});
+    o.add("hold_on_stop", &FitOptions::hold_on_stop, "also wait when stopping, after the last checkpoint");
   }
 };
 

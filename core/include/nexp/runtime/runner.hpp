@@ -4,7 +4,13 @@
 //
 // Run folder: <runs_dir>/<experiment>/<run-id>/ with config.yaml (resolved), overrides.txt, meta.json,
 // status.json (atomic rename), metrics.jsonl (append-only, flushed), log.txt, artifacts/, checkpoints/.
+//
+// Once the folder exists, a run always ends in a terminal state: whatever escapes the method, the
+// dataset factory or core (any exception type, even one thrown while writing the status), status.json
+// ends `failed` with a readable error (as plain ASCII if the usual write fails), the index row follows,
+// and the result comes back to the caller. Stop signals: see core/src/run_signals.hpp.
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -12,8 +18,11 @@
 
 #include "nexp/runtime/experiment.hpp"
 #include "nexp/runtime/registry.hpp"
+#include "nexp/runtime/tracking.hpp"
 
 namespace nexp {
+
+struct RunResult;
 
 struct NEXP_API RunOptions {
   std::string command_line;                 // recorded in meta.json
@@ -26,17 +35,22 @@ struct NEXP_API RunOptions {
   int max_threads = 0;                      // > 0: at most this many (a sweep's share of the cores)
   // For tests of resume: request a stop right after the n-th checkpoint is committed (0: never).
   int stop_after_checkpoints = 0;
+  // For tests of the stop signals: called once the final status is written and indexed, while the
+  // run's signal handling is still in force.
+  std::function<void(const RunResult&)> on_finished;
 };
 
 struct NEXP_API RunResult {
   std::string id;
   std::filesystem::path folder;
-  std::string status;  // completed, failed, interrupted
-  std::string error;
+  RunStatus status = RunStatus::Failed;  // completed, failed or interrupted
+  std::string error;                     // valid UTF-8
+  std::string reason;                    // why it is interrupted (nexp::reason)
   std::map<std::string, double> summary;
   double seconds = 0;
-  int exit_code() const;  // 0 completed, 1 failed or interrupted, 2 config/data error
-  bool config_error = false;
+  bool config_error = false;  // a config or data error (the user's input), not the method's failure
+  bool aborted = false;       // a second stop signal came while core closed the run
+  int exit_code() const;      // 0 completed, 1 failed or interrupted, 2 config/data error, 130 aborted
 };
 
 // Runs `experiment` from the start.

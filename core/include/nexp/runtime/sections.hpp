@@ -52,7 +52,7 @@ struct RunSection {
     o.add("experiment", &RunSection::experiment, "names runs/<experiment>/ (default: the config file's name)");
     o.add("seed", &RunSection::seed, "the run's seed").min(0);
     o.add("threads", &RunSection::threads, "torch and oneTBB threads; 0: every core").min(0);
-    o.add("runs_dir", &RunSection::runs_dir, "where runs go");
+    o.add("runs_dir", &RunSection::runs_dir, "where runs go (unset: $NEXP_RUNS_DIR if set, else runs)");
   }
 };
 

@@ -90,6 +90,7 @@ NEXP_API const char* trial_state_name(TrialState state);
 struct NEXP_API TrialStatus {
   TrialState state = TrialState::Pending;
   std::string error;
+  std::string reason;  // why it is interrupted (nexp::reason): checkpointed, aborted, process gone, ...
   std::map<std::string, double> summary;
   double seconds = 0;
   bool has_checkpoint = false;
@@ -123,6 +124,11 @@ struct NEXP_API SweepOutcome {
 NEXP_API SweepOutcome launch_local(const SweepPlan& plan, const LaunchOptions& options);
 // One `sbatch --array` job; tasks run `nexp run-trial`. Returns after submission unless options.wait.
 NEXP_API SweepOutcome launch_slurm(const SweepPlan& plan, const LaunchOptions& options);
+// The trial index on line `task` (0-based) of a Slurm array file (what `run-trial --array-file` reads).
+NEXP_API int trial_of_array_task(const std::filesystem::path& array_file, int task);
+// In a Slurm array task (`run-trial --requeue-on-stop`): a trial that a signal interrupted asks Slurm
+// to requeue its task, which then resumes it from its checkpoint. Returns whether it was requeued.
+NEXP_API bool requeue_slurm_task(const RunResult& result);
 
 // The trials that still need running (not completed; failed only with retry_failed).
 NEXP_API std::vector<int> pending_trials(const SweepPlan& plan, bool retry_failed);
