@@ -54,5 +54,6 @@ void add_catalog_commands(CLI::App& cli, App& app);  // list, describe, devices 
 void add_runs_commands(CLI::App& cli, App& app);     // runs, show, compare, export (cmd_runs.cpp)
 void add_new_plugin_command(CLI::App& cli, App& app);  // new-plugin (cmd_new_plugin.cpp)
 void add_report_command(CLI::App& cli, App& app);      // report (cmd_report.cpp)
+void add_reproduce_command(CLI::App& cli, App& app);   // reproduce (cmd_reproduce.cpp)
 
 }  // namespace nexp::cli
