@@ -22,7 +22,7 @@ struct ReproduceArgs {
   std::string runs_dir;
 };
 
-std::string shown_now(const ResultCheck& c, const std::optional<double>& now) {
+std::string shown_now(const std::optional<double>& now) {
   if (!now) return "-";
   return fmt::format("{:.6g}", *now);
 }
@@ -36,7 +36,7 @@ void print_row(const ResultsFile& file, const ResultRow& row, const RowOutcome& 
     const bool measured = it != o.checks.end();
     std::string verdict = !measured ? "-" : it->ok ? "ok" : it->now ? "OUT" : "no value: " + it->note;
     rows.push_back({c.id, c.paper ? fmt::format("{:g}", *c.paper) : "-", c.recorded_text,
-                    measured ? shown_now(c, it->now) : "-", c.compare.describe(), verdict});
+                    measured ? shown_now(it->now) : "-", c.compare.describe(), verdict});
   }
   if (!rows.empty()) {
     std::string table = format_table({"check", "paper", "README", "now", "compare", "verdict"}, rows);
@@ -150,6 +150,7 @@ int run(App& app, const ReproduceArgs& a) {
     for (const auto& o : outcomes)
       if (o.plugin == f.plugin) print_row(f, *f.row(o.row), o), ++counts[o.verdict];
     const auto record_file = save_reproduction(f, outcomes, options.runs_dir);
+    std::cout.flush();  // the rows first, then what failed (stderr)
     print_failures(f, outcomes);
     if (a.record) {
       record(f, outcomes);

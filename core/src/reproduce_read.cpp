@@ -94,6 +94,16 @@ bool same_value(const std::string& a, const std::string& b) {
   return a == b;
 }
 
+bool any_of(const std::string& value, const std::vector<std::string>& wanted) {
+  return std::any_of(wanted.begin(), wanted.end(), [&](const std::string& w) { return same_value(value, w); });
+}
+
+std::string selection_text(const ResultCheck::Selection& s) {
+  std::string out;
+  for (const auto& [k, values] : s) out += fmt::format(" {}={}", k, fmt::join(values, "|"));
+  return out;
+}
+
 // The column's numbers on the rows that match `where` (throws with the reason when absent).
 std::vector<double> column_values(const ResultCheck& check, const fs::path& run) {
   const Csv rows = read_csv(run / "artifacts" / check.artifact);
@@ -103,7 +113,7 @@ std::vector<double> column_values(const ResultCheck& check, const fs::path& run)
     for (const auto& [k, v] : check.where) {
       auto it = row.find(k);
       if (it == row.end()) throw DataError(fmt::format("{} has no column '{}' (where:)", check.artifact, k));
-      match = match && same_value(it->second, v);
+      match = match && any_of(it->second, v);
     }
     if (!match) continue;
     auto it = row.find(check.column);
@@ -125,12 +135,12 @@ std::vector<double> run_values(const ResultCheck& check, const fs::path& run) {
 }
 
 std::vector<double> sweep_values(const ResultCheck& check, const SweepPlan& plan,
-                                 const std::map<std::string, std::string>& select) {
+                                 const ResultCheck::Selection& select) {
   std::vector<double> out;
   int matched = 0;
   for (const auto& t : plan.trials) {
     bool match = true;
-    for (const auto& [k, v] : select) match = match && same_value(t.value(k), v);
+    for (const auto& [k, v] : select) match = match && any_of(t.value(k), v);
     if (!match) continue;
     ++matched;
     if (trial_status(t).state != TrialState::Completed)
@@ -207,17 +217,10 @@ json row_json(const ResultRow& row, const RowOutcome& o) {
 }  // namespace
 
 std::string ResultCheck::source() const {
-  std::string s = metric.empty() ? artifact + ": " + column : "summary " + metric;
-  for (const auto& [k, v] : where) s += fmt::format(" {}={}", k, v);
-  if (!trials.empty()) {
-    s += " over trials";
-    for (const auto& [k, v] : trials) s += fmt::format(" {}={}", k, v);
-  }
+  std::string s = (metric.empty() ? artifact + ": " + column : "summary " + metric) + selection_text(where);
+  if (!trials.empty()) s += " over trials" + selection_text(trials);
   if (aggregate != "only") s += " (" + aggregate + ")";
-  if (!baseline.empty()) {
-    s += " minus trials";
-    for (const auto& [k, v] : baseline) s += fmt::format(" {}={}", k, v);
-  }
+  if (!baseline.empty()) s += " minus trials" + selection_text(baseline);
   return s;
 }
 

@@ -73,6 +73,7 @@ struct Task {
   bool reused = false;
   std::string error;  // set when the command could not run or failed
   std::string skip;   // set when it was not run: over the budget, interrupted
+  std::string note;   // said with the verdict (completed sweep trials of another plugin build)
   double cpu_seconds = -1;
   fs::path out_log, err_log;
   pid_t pid = 0;
@@ -111,13 +112,28 @@ std::optional<RunRecord> earlier_run(const Experiment& e, const Registry& regist
   std::optional<RunRecord> best;
   for (const auto& r : RunIndex(runs_dir).query(q)) {
     if (r.config_hash != e.config_hash() || !r.sweep.empty()) continue;
-    if (r.status != "completed" && r.status != "interrupted") continue;
+    if ((r.status != "completed" && r.status != "interrupted") || !fs::exists(r.folder / "meta.json")) continue;
     const json meta = json::parse(read_file(r.folder / "meta.json"), nullptr, false);
     if (!meta.is_object() || meta.value("/plugin/sha256"_json_pointer, std::string()) != plugin->sha256) continue;
     if (e.threads > 0 && meta.value("threads", 0) != e.threads) continue;
     if (!best || r.created > best->created || (r.created == best->created && r.status == "completed")) best = r;
   }
   return best;
+}
+
+// Completed trials that another build of the plugin made: the sweep keeps them (they match by config).
+std::string stale_trials(const SweepPlan& plan, const Registry& registry) {
+  const PluginRecord* plugin = registry.owner(plan.method);
+  int stale = 0;
+  for (const auto& t : plan.trials) {
+    if (!plugin || trial_status(t).state != TrialState::Completed || !fs::exists(t.folder / "meta.json")) continue;
+    const json meta = json::parse(read_file(t.folder / "meta.json"), nullptr, false);
+    stale += meta.is_object() && meta.value("/plugin/sha256"_json_pointer, std::string()) != plugin->sha256;
+  }
+  if (stale == 0) return "";
+  return fmt::format("{} completed trial{} of {} came from another build of the plugin; `--fresh` runs the sweep again "
+                     "in a folder of its own",
+                     stale, stale == 1 ? "" : "s", plan.folder.string());
 }
 
 // The experiment name a fresh sweep gets, so that it has a folder of its own.
@@ -151,6 +167,7 @@ void plan_task(Task& t, const ReproduceOptions& options, Registry& registry) {
     t.argv.insert(t.argv.end(), c.sweep.begin(), c.sweep.end());
     t.argv.insert(t.argv.end(), {"--jobs", std::to_string(c.jobs > 0 ? c.jobs : options.jobs)});
     t.argv.insert(t.argv.end(), runs_flag.begin(), runs_flag.end());
+    if (!options.fresh) t.note = stale_trials(plan, registry);
     if (pending_trials(plan, false).empty() && !options.fresh) {
       t.reused = true;
       t.argv.clear();
@@ -289,18 +306,35 @@ RowOutcome evaluate(const ResultsFile& file, const ResultRow& row, const Task& t
     o.checks.push_back(co);
   }
   if (o.verdict.empty()) o.verdict = all ? "passed" : "failed";
+  if (o.reason.empty()) o.reason = t.note;
   return o;
 }
 
+// The method a command runs: the config's `method:`, or a `method=` override.
+std::string method_of(const ResultCommand& c) {
+  std::string method;
+  try {
+    const YAML::Node root = read_yaml_file(c.config);
+    if (root["method"] && root["method"].IsScalar()) method = root["method"].Scalar();
+  } catch (const ConfigError&) {
+    return "";  // reported when the command is planned
+  }
+  for (const auto& o : c.overrides)
+    if (o.rfind("method=", 0) == 0) method = o.substr(7);
+  return method;
+}
+
 // Why a row is not run (empty: it runs).
-std::string skip_reason(const ResultsFile& file, const ResultRow& row, const ReproduceOptions& options,
-                        const Registry& registry) {
+std::string skip_reason(const ResultRow& row, const ReproduceOptions& options, const Registry& registry) {
   if (row.command.is_external())
     return "external command: nexp shows it but does not run it; run it by hand to check the README's numbers";
-  if (!registry.plugin(file.plugin)) {
+  const std::string method = method_of(row.command);
+  if (!method.empty() && !registry.find_method(method)) {
+    const std::string plugin = method.substr(0, method.find('.'));
     for (const auto& f : registry.failures())
-      if (f.path.find("nexp_plugin_" + file.plugin + ".so") != std::string::npos) return "plugin not loaded: " + f.message;
-    return fmt::format("plugin '{}' is not loaded (not built? build with -DNEXP_BUILD_PLUGINS=ON)", file.plugin);
+      if (f.path.find("nexp_plugin_" + plugin + ".so") != std::string::npos) return "plugin not loaded: " + f.message;
+    return fmt::format("method '{}' is not registered: plugin '{}' is not loaded (built with -DNEXP_BUILD_PLUGINS=ON?)",
+                       method, plugin);
   }
   return missing_data(row, options.runs_dir);
 }
@@ -324,7 +358,7 @@ std::vector<RowOutcome> reproduce(const std::vector<ResultsFile>& files, const R
     for (const auto& row : files[f].rows) {
       if (!selected(row, options)) continue;
       rows.emplace_back(f, &row);
-      if (auto why = skip_reason(files[f], row, options, registry); !why.empty()) {
+      if (auto why = skip_reason(row, options, registry); !why.empty()) {
         skipped[&row] = why;
         continue;
       }

@@ -103,6 +103,19 @@ std::map<std::string, std::string> get_string_map(const YAML::Node& node, const 
   return out;
 }
 
+// {column: value} or {column: [value, value]}: rows (or trials) that hold any of the values.
+ResultCheck::Selection get_selection(const YAML::Node& node, const Ctx& ctx, const std::string& key) {
+  if (!node.IsMap())
+    ctx.in(key).fail(node, fmt::format("expected a map of column: value (or a list of values), found {}", found(node)));
+  ResultCheck::Selection out;
+  for (const auto& kv : node) {
+    const auto name = kv.first.as<std::string>();
+    out[name] = kv.second.IsSequence() ? get_strings(kv.second, ctx.in(key), name)
+                                       : std::vector<std::string>{get_string(kv.second, ctx.in(key), name)};
+  }
+  return out;
+}
+
 ResultCompare parse_compare(const YAML::Node& node, const Ctx& ctx) {
   const std::string expected = "exact, {abs: X}, {rel: X} or {ci: [low, high]} (numbers or check ids)";
   ResultCompare c;
@@ -149,9 +162,9 @@ ResultCheck parse_check(const YAML::Node& node, const Ctx& ctx) {
   if (!c.artifact.empty() && c.column.empty()) ctx.fail(node, "`artifact:` needs `column:`, the column to read");
   if (!c.metric.empty() && (node["column"] || node["where"]))
     ctx.fail(node, "`column:` and `where:` read an artifact; with `metric:` use `trials:` to select sweep trials");
-  if (node["where"]) c.where = get_string_map(node["where"], ctx, "where");
-  if (node["trials"]) c.trials = get_string_map(node["trials"], ctx, "trials");
-  if (node["baseline"]) c.baseline = get_string_map(node["baseline"], ctx, "baseline");
+  if (node["where"]) c.where = get_selection(node["where"], ctx, "where");
+  if (node["trials"]) c.trials = get_selection(node["trials"], ctx, "trials");
+  if (node["baseline"]) c.baseline = get_selection(node["baseline"], ctx, "baseline");
   if (node["aggregate"]) {
     static const std::vector<std::string> kinds = {"only", "mean", "median", "min", "max", "sum", "count"};
     c.aggregate = get_string(node["aggregate"], ctx, "aggregate");
@@ -371,9 +384,8 @@ std::vector<fs::path> find_results_files(const fs::path& root) {
 }
 
 fs::path results_file_for(const std::string& slug_or_file, const fs::path& root) {
-  if (slug_or_file.find('/') != std::string::npos || slug_or_file.size() > 5 &&
-                                                         slug_or_file.compare(slug_or_file.size() - 5, 5, ".yaml") == 0)
-    return slug_or_file;
+  const bool yaml = slug_or_file.size() > 5 && slug_or_file.compare(slug_or_file.size() - 5, 5, ".yaml") == 0;
+  if (yaml || slug_or_file.find('/') != std::string::npos) return slug_or_file;
   const fs::path file = root / "plugins" / slug_or_file / "results.yaml";
   if (fs::exists(file)) return file;
   std::vector<std::string> slugs;

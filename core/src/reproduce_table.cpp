@@ -128,19 +128,21 @@ std::string format_recorded(const ResultCheck& check) { return format_value(chec
 bool within_tolerance(const ResultRow& row, const ResultCheck& check, double now) {
   if (!std::isfinite(now)) return false;
   const double diff = std::fabs(now - check.recorded);
-  const double slack = 1e-12 * std::max(1.0, std::fabs(check.recorded));  // binary rounding of the inputs
+  // Binary rounding of the inputs must not decide a value right at the edge of its tolerance.
+  auto within = [&](double allowed) { return diff <= allowed * (1 + 1e-9) + 1e-15 * std::fabs(check.recorded); };
   const ResultCompare& c = check.compare;
   switch (c.kind) {
     case ResultCompare::Kind::Exact: {
       const Written w = written(check.recorded_text);
-      return diff <= 0.5 * std::pow(10.0, w.exponent - w.decimals) + slack;
+      return within(0.5 * std::pow(10.0, w.exponent - w.decimals));
     }
-    case ResultCompare::Kind::Absolute: return diff <= c.amount + slack;
-    case ResultCompare::Kind::Relative: return diff <= c.amount * std::fabs(check.recorded) + slack;
+    case ResultCompare::Kind::Absolute: return within(c.amount);
+    case ResultCompare::Kind::Relative: return within(c.amount * std::fabs(check.recorded));
     case ResultCompare::Kind::Interval: {
-      const double lo = c.low_ref.empty() ? c.low : row.check(c.low_ref)->recorded;
-      const double hi = c.high_ref.empty() ? c.high : row.check(c.high_ref)->recorded;
-      return now >= std::min(lo, hi) - slack && now <= std::max(lo, hi) + slack;
+      const double a = c.low_ref.empty() ? c.low : row.check(c.low_ref)->recorded;
+      const double b = c.high_ref.empty() ? c.high : row.check(c.high_ref)->recorded;
+      const double lo = std::min(a, b), hi = std::max(a, b), slack = 1e-9 * (hi - lo) + 1e-15 * std::fabs(hi);
+      return now >= lo - slack && now <= hi + slack;
     }
   }
   return false;
@@ -240,7 +242,10 @@ std::string render_results_table(const ResultsFile& results, const ResultTable& 
   for (const auto& row : results.rows) {
     if (row.table != table.id) continue;
     out << "|";
-    for (const auto& [key, _] : table.columns) out << " " << fill(row, cell_template(row, key)) << " |";
+    for (const auto& [key, _] : table.columns) {
+      const std::string cell = fill(row, cell_template(row, key));
+      out << (cell.empty() ? " |" : " " + cell + " |");
+    }
     out << "\n";
   }
   return out.str();

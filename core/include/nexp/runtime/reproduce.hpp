@@ -28,7 +28,7 @@
 //           metric: agree_graphs             # a summary metric; or
 //           artifact: slopes.csv             #   a CSV file under the run's artifacts/
 //           column: slope                    #   and its column,
-//           where: {family: dag_dense}       #   on the rows whose columns hold these values
+//           where: {family: dag_dense}       #   on the rows whose columns hold these values (or any of a list)
 //           trials: {params.variant: ddr}    # sweeps: the trials whose axes take these values
 //           aggregate: mean                  # only (default: exactly one value), mean, median, min, max, sum, count
 //           baseline: {params.variant: ddr}  # sweeps: minus the same aggregate over these trials
@@ -72,9 +72,11 @@ struct NEXP_API ResultCheck {
   std::string id;
   std::string metric;                         // a summary metric ...
   std::string artifact, column;               // ... or a CSV artifact's column
-  std::map<std::string, std::string> where;   // artifact rows: column -> value
-  std::map<std::string, std::string> trials;  // sweep trials: axis -> value
-  std::map<std::string, std::string> baseline;  // sweep trials subtracted
+  // Selections: column (or sweep axis) -> the values that match (one, or any of a list).
+  using Selection = std::map<std::string, std::vector<std::string>>;
+  Selection where;     // artifact rows
+  Selection trials;    // sweep trials
+  Selection baseline;  // sweep trials whose value is subtracted
   std::string aggregate = "only";
   std::optional<double> paper;
   double recorded = 0;
