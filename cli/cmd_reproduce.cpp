@@ -22,6 +22,12 @@ struct ReproduceArgs {
   std::string runs_dir;
 };
 
+// What names this file on the command line: the slug for plugins/<slug>/results.yaml, else the path.
+std::string arg_of(const ResultsFile& f) {
+  const auto canonical = std::filesystem::path("plugins") / f.plugin / "results.yaml";
+  return f.file.lexically_normal() == canonical ? f.plugin : f.file.string();
+}
+
 std::string shown_now(const std::optional<double>& now) {
   if (!now) return "-";
   return fmt::format("{:.6g}", *now);
@@ -71,20 +77,25 @@ void print_failures(const ResultsFile& file, const std::vector<RowOutcome>& outc
       }
       logger().error("{}/{} check '{}' ({}): README {}, now {:.6g} ({}). If the change is intended, `nexp reproduce {} "
                      "--row {} --record` records it in results.yaml and regenerates the README",
-                     file.plugin, row.id, c.id, c.source(), c.recorded_text, *co.now, c.compare.describe(), file.plugin,
+                     file.plugin, row.id, c.id, c.source(), c.recorded_text, *co.now, c.compare.describe(), arg_of(file),
                      row.id);
     }
   }
 }
 
-// The measured values of every row that has them all, for --record.
-void record(const ResultsFile& file, const std::vector<RowOutcome>& outcomes) {
+// The measured values of every row that has them all, for --record. Returns the failed rows it could not
+// record (a check without a value).
+int record(const ResultsFile& file, const std::vector<RowOutcome>& outcomes) {
   std::map<std::pair<std::string, std::string>, double> values;
   std::map<std::string, double> costs;
+  int left = 0;
   for (const auto& o : outcomes) {
     if (o.plugin != file.plugin || (o.verdict != "passed" && o.verdict != "failed")) continue;
     const ResultRow& row = *file.row(o.row);
-    if (std::any_of(o.checks.begin(), o.checks.end(), [](const CheckOutcome& c) { return !c.now; })) continue;
+    if (std::any_of(o.checks.begin(), o.checks.end(), [](const CheckOutcome& c) { return !c.now; })) {
+      left += o.verdict == "failed";
+      continue;
+    }
     for (const auto& co : o.checks) {
       const ResultCheck& c = *row.check(co.id);
       if (format_like(c.recorded_text, *co.now) != c.recorded_text)
@@ -95,6 +106,7 @@ void record(const ResultsFile& file, const std::vector<RowOutcome>& outcomes) {
     if (o.cpu_seconds >= 0) costs[row.id] = o.cpu_seconds;
   }
   write_file_atomic(file.file, record_values(file, read_file(file.file), values, costs));
+  return left;
 }
 
 bool write_readme(const ResultsFile& file) {
@@ -129,7 +141,7 @@ int run(App& app, const ReproduceArgs& a) {
     ++stale;
     logger().warn("{}: the results table{} {} differ{} from {}; `nexp reproduce {} --write-readme` regenerates {}",
                   f.readme.string(), tables.size() == 1 ? "" : "s", fmt::join(tables, ", "), tables.size() == 1 ? "s" : "",
-                  f.file.string(), f.plugin, tables.size() == 1 ? "it" : "them");
+                  f.file.string(), arg_of(f), tables.size() == 1 ? "it" : "them");
   }
   if (a.check_readme) return stale ? 1 : 0;
   if (a.write_readme && !a.record) {
@@ -146,6 +158,7 @@ int run(App& app, const ReproduceArgs& a) {
   options.runs_dir = a.runs_dir.empty() ? default_runs_dir() : a.runs_dir;
   const std::vector<RowOutcome> outcomes = reproduce(files, options, app.registry());
   std::map<std::string, int> counts;
+  int unrecorded = 0;
   for (const auto& f : files) {
     for (const auto& o : outcomes)
       if (o.plugin == f.plugin) print_row(f, *f.row(o.row), o), ++counts[o.verdict];
@@ -153,7 +166,7 @@ int run(App& app, const ReproduceArgs& a) {
     std::cout.flush();  // the rows first, then what failed (stderr)
     print_failures(f, outcomes);
     if (a.record) {
-      record(f, outcomes);
+      unrecorded += record(f, outcomes);
       write_readme(load_results(f.file));
     }
     logger().info("{}: record {}; `nexp report --reproduction {}` shows it", f.plugin, record_file.string(), f.plugin);
@@ -161,7 +174,9 @@ int run(App& app, const ReproduceArgs& a) {
   std::cout << fmt::format("\nreproduce: {} passed, {} failed, {} errors, {} skipped\n", counts["passed"],
                            counts["failed"], counts["error"], counts["skipped"]);
   if (outcomes.empty()) logger().warn("no row selected{}", a.quick ? " (no quick rows)" : "");
-  return counts["failed"] + counts["error"] > 0 ? 1 : 0;
+  // With --record a failed row is a new recorded value, not a failure (unless a check had no value).
+  const int failed = a.record ? unrecorded : counts["failed"];
+  return failed + counts["error"] > 0 ? 1 : 0;
 }
 
 }  // namespace

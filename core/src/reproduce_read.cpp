@@ -236,8 +236,11 @@ fs::path save_reproduction(const ResultsFile& results, const std::vector<RowOutc
   for (const auto& row : results.rows) {
     auto it = std::find_if(outcomes.begin(), outcomes.end(),
                            [&](const RowOutcome& o) { return o.plugin == results.plugin && o.row == row.id; });
-    if (it != outcomes.end()) out["rows"].push_back(row_json(row, *it));
-    else if (old_rows.count(row.id)) out["rows"].push_back(old_rows[row.id]);
+    // A row skipped this time keeps its earlier measurement, if it has one.
+    const bool keep = old_rows.count(row.id) && (it == outcomes.end() || (it->verdict == "skipped" &&
+                                                                          old_rows[row.id].value("verdict", "") != "skipped"));
+    if (keep) out["rows"].push_back(old_rows[row.id]);
+    else if (it != outcomes.end()) out["rows"].push_back(row_json(row, *it));
   }
   fs::create_directories(file.parent_path());
   write_file_atomic(file, out.dump(2) + "\n");

@@ -290,6 +290,7 @@ RowOutcome evaluate(const ResultsFile& file, const ResultRow& row, const Task& t
   if (!t.skip.empty()) {
     o.verdict = "skipped";
     o.reason = t.skip;
+    o.folder.clear();
     return o;
   }
   if (!t.error.empty()) {

@@ -104,7 +104,7 @@ sed -i 's/recorded: 0.1, compare: {abs: 0.1}/recorded: 0.5, compare: {abs: 0.1}/
 expect_exit 1 nx reproduce demo/results.yaml --row fit-weights
 expect_contains "$OUT" "=> failed" "the row fails"
 expect_contains "$ERR" "check 'err' (summary weight_error): README 0.5, now 0.0229" "old and new values"
-expect_contains "$ERR" "nexp reproduce scaffold_check --row fit-weights --record" "what to do"
+expect_contains "$ERR" "nexp reproduce demo/results.yaml --row fit-weights --record" "what to do"
 expect_exit 0 nx reproduce demo/results.yaml --row fit-weights --record
 expect_contains "$OUT" "recorded scaffold_check/fit-weights err: 0.5 -> 0.0229" "the recorded change"
 grep -q "recorded: 0.0229[0-9]*, compare: {abs: 0.1}" demo/results.yaml || fail "--record writes the value: $(cat demo/results.yaml)"

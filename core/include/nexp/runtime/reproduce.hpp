@@ -216,7 +216,7 @@ NEXP_API std::vector<RowOutcome> reproduce(const std::vector<ResultsFile>& files
                                            Registry& registry);
 
 // The reproduction's record, <runs_dir>/reproduce/<plugin>.json: the latest verdict of every row
-// (rows not run this time keep their earlier entry). The report page reads it.
+// (rows not run or skipped this time keep their earlier measurement). The report page reads it.
 NEXP_API std::filesystem::path save_reproduction(const ResultsFile& results, const std::vector<RowOutcome>& outcomes,
                                                  const std::filesystem::path& runs_dir);
 // One self-contained HTML page: every row of the plugin's results with its claim, checks, verdict and
