@@ -27,9 +27,11 @@ ScaffoldResult scaffold_plugin(const std::string& slug, const fs::path& root, bo
 
   const auto& templates = scaffold_templates();
   const std::string config_dir = out_of_tree ? "configs" : "configs/" + slug;
+  const std::string results_arg = out_of_tree ? "results.yaml" : slug;  // what `nexp reproduce` is given
   auto render = [&](const std::string& name) {
     std::string text = templates.at(name);
     for (size_t pos; (pos = text.find("@CONFIG_DIR@")) != std::string::npos;) text.replace(pos, 12, config_dir);
+    for (size_t pos; (pos = text.find("@RESULTS_ARG@")) != std::string::npos;) text.replace(pos, 13, results_arg);
     for (size_t pos; (pos = text.find("@SLUG@")) != std::string::npos;) text.replace(pos, 6, slug);
     return text;
   };

@@ -11,12 +11,12 @@
 ## How to run
 ```
 nexp run @CONFIG_DIR@/smoke.yaml
-nexp reproduce @SLUG@              # every row of the results table, compared with results.yaml
+nexp reproduce @RESULTS_ARG@              # every row of the results table, compared with results.yaml
 ```
 
 ## Results
 One row per claim of the paper, each an entry of `results.yaml` (the claim, the command, the numbers
-it reads, the values recorded); `nexp reproduce @SLUG@` re-runs them and compares.
+it reads, the values recorded); `nexp reproduce @RESULTS_ARG@` re-runs them and compares.
 
 <!-- results:main (generated from results.yaml: edit that file, then `nexp reproduce @SLUG@ --write-readme`) -->
 
