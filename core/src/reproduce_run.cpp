@@ -70,6 +70,7 @@ struct Task {
   std::vector<std::string> argv;  // empty: nothing to run (reused)
   fs::path folder;                // the run or sweep folder, once known
   std::string run_id;
+  std::string resumes;  // the interrupted run it continues
   bool reused = false;
   std::string error;  // set when the command could not run or failed
   std::string skip;   // set when it was not run: over the budget, interrupted
@@ -184,6 +185,7 @@ void plan_task(Task& t, const ReproduceOptions& options, Registry& registry) {
   }
   t.argv = base;
   if (earlier) {
+    t.resumes = earlier->id;
     t.argv.insert(t.argv.end(), {"--resume", earlier->id});
   } else {
     t.argv.push_back(c.config);
@@ -264,7 +266,7 @@ void execute(std::vector<Task*>& tasks, const ReproduceOptions& options) {
     }
     while (g_signals == 0 && next < tasks.size() && can_start(*tasks[next])) {
       Task& t = *tasks[next++];
-      logger().info("{}: {}", t.label, t.command->text());
+      logger().info("{}: {}{}", t.label, t.command->text(), t.resumes.empty() ? "" : " (resuming run " + t.resumes + ")");
       t.pid = spawn(t.argv, t.out_log, t.err_log);
       running.push_back(&t);
     }
