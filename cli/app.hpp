@@ -53,5 +53,6 @@ void add_runs_commands(CLI::App& cli, App& app);     // runs, show, compare, exp
 void add_new_plugin_command(CLI::App& cli, App& app);  // new-plugin (cmd_new_plugin.cpp)
 void add_report_command(CLI::App& cli, App& app);      // report (cmd_report.cpp)
 void add_llm_commands(CLI::App& cli, App& app);        // llm ping (cmd_llm.cpp)
+void add_reproduce_command(CLI::App& cli, App& app);   // reproduce (cmd_reproduce.cpp)
 
 }  // namespace nexp::cli

@@ -53,6 +53,7 @@ int main(int argc, char** argv) {
   cli::add_new_plugin_command(cli, app);
   cli::add_report_command(cli, app);
   cli::add_llm_commands(cli, app);
+  cli::add_reproduce_command(cli, app);
   cli.parse_complete_callback([&] {
     configure_logging(app.quiet ? Verbosity::Quiet : app.verbose ? Verbosity::Verbose : Verbosity::Normal);
   });

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "nexp/error.hpp"
+#include "nexp/runtime/reproduce.hpp"
 #include "nexp/runtime/sweep.hpp"
 #include "nexp/runtime/tracking.hpp"
 #include "nexp/runtime/util.hpp"
@@ -240,6 +241,8 @@ pre { background: #f7f7f7; padding: 10px; font-size: 12px; overflow-x: auto; max
 .plot .title { font-size: 13px; font-weight: bold; } .plot .tick { font-size: 10px; fill: #555; }
 .plot .label { font-size: 11px; fill: #333; } .plot .legend { font-size: 11px; }
 .plot .grid { stroke: #eee; } .plot .frame { fill: none; stroke: #999; } .plot .axis { stroke: #666; }
+.verdict-passed, .check-ok { color: #2a7d2a; } .verdict-failed, .verdict-error, .check-out { color: #b22; font-weight: bold; }
+.verdict-skipped { color: #888; } td.claim { max-width: 420px; } td code { font-size: 11px; }
 .status-completed { color: #2a7d2a; } .status-failed { color: #b22; } .status-interrupted { color: #b70; }
 )css";
 
@@ -361,6 +364,71 @@ std::string render_report(const std::vector<fs::path>& targets) {
   const std::string title = runs.size() == 1 ? fmt::format("Run {} ({})", runs[0].id, runs[0].method)
                                              : fmt::format("{} runs compared", runs.size());
   return page(title, runs_section(runs));
+}
+
+// ---------------------------------------------------------------- reproduction page
+
+namespace {
+
+std::string json_text(const nlohmann::json& j) {
+  if (j.is_null()) return "-";
+  if (j.is_number()) return fmt::format("{:.6g}", j.get<double>());
+  return j.is_string() ? j.get<std::string>() : j.dump();
+}
+
+// One row of results.yaml: claim, checks (paper, README, now), verdict, the run it read.
+std::string reproduction_row(const nlohmann::json& r, const fs::path& base) {
+  std::string checks;
+  for (const auto& c : r["checks"]) {
+    const bool measured = c.contains("ok");
+    const std::string cls = !measured ? "" : c.value("ok", false) ? "check-ok" : "check-out";
+    checks += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{} ({})</td><td class='{}'>{}</td><td>{}</td></tr>",
+                          esc(c.value("id", "")), esc(c.value("source", "")), esc(json_text(c["paper"])),
+                          esc(c.value("shown", "")), esc(json_text(c["recorded"])), cls,
+                          measured ? esc(json_text(c["now"])) : "-", esc(c.value("compare", "")));
+  }
+  std::string run = "-";
+  if (const std::string folder = r.value("folder", ""); !folder.empty()) {
+    std::error_code ec;
+    const fs::path rel = fs::relative(fs::absolute(folder), base, ec);
+    run = fmt::format("<a href='{}/'>{}</a>", esc((ec ? fs::absolute(folder) : rel).string()),
+                      esc(r.value("run_id", "").empty() ? fs::path(folder).filename().string() : r.value("run_id", "")));
+  }
+  const std::string verdict = r.value("verdict", "");
+  std::string when = r.value("reused", false) ? "reused" : "";
+  if (r.contains("cpu_seconds") && r["cpu_seconds"].is_number())
+    when = fmt::format("{:.1f} CPU-s", r["cpu_seconds"].get<double>());
+  return fmt::format("<tr><td>{}</td><td class='claim'>{}<br><code>{}</code></td><td class='verdict-{}'>{}</td>"
+                     "<td>{}<br>{}<br>{}</td><td><table><tr><th>check</th><th>read</th><th>paper</th><th>README</th>"
+                     "<th>now</th><th>compare</th></tr>{}</table>{}</td></tr>",
+                     esc(r.value("id", "")), esc(r.value("claim", "")), esc(r.value("command", "")), esc(verdict),
+                     esc(verdict), run, esc(when), esc(r.value("time", "")), checks,
+                     r.value("reason", "").empty() ? "" : "<p>" + esc(r.value("reason", "")) + "</p>");
+}
+
+}  // namespace
+
+std::string render_reproduction_report(const fs::path& record, const fs::path& output) {
+  if (!fs::exists(record))
+    throw ConfigError(fmt::format("no reproduction record '{}': run `nexp reproduce <plugin>` first (it writes "
+                                  "<runs>/reproduce/<plugin>.json)",
+                                  record.string()));
+  const auto j = nlohmann::json::parse(read_file(record), nullptr, false);
+  if (!j.is_object() || !j.contains("rows")) throw DataError(fmt::format("'{}' is not a reproduction record", record.string()));
+  const fs::path base = fs::absolute(output).parent_path();
+  std::map<std::string, int> counts;
+  std::string rows;
+  for (const auto& r : j["rows"]) {
+    ++counts[r.value("verdict", "")];
+    rows += reproduction_row(r, base);
+  }
+  std::string body = fmt::format("<p>Rows of <code>{}</code>, each with its latest verdict (updated {}): {} passed, {} "
+                                 "failed, {} errors, {} skipped. <code>nexp reproduce {}</code> re-runs them.</p>",
+                                 esc(j.value("results", "")), esc(j.value("updated", "")), counts["passed"],
+                                 counts["failed"], counts["error"], counts["skipped"], esc(j.value("plugin", "")));
+  body += "<table><tr><th>row</th><th>claim and command</th><th>verdict</th><th>run</th><th>checks</th></tr>" + rows +
+          "</table>";
+  return page("Reproduction of " + j.value("plugin", std::string("?")), body);
 }
 
 }  // namespace nexp

@@ -26,8 +26,12 @@ ScaffoldResult scaffold_plugin(const std::string& slug, const fs::path& root, bo
     throw ConfigError(fmt::format("'{}' is reserved; choose another plugin name", slug));
 
   const auto& templates = scaffold_templates();
+  const std::string config_dir = out_of_tree ? "configs" : "configs/" + slug;
+  const std::string results_arg = out_of_tree ? "results.yaml" : slug;  // what `nexp reproduce` is given
   auto render = [&](const std::string& name) {
     std::string text = templates.at(name);
+    for (size_t pos; (pos = text.find("@CONFIG_DIR@")) != std::string::npos;) text.replace(pos, 12, config_dir);
+    for (size_t pos; (pos = text.find("@RESULTS_ARG@")) != std::string::npos;) text.replace(pos, 13, results_arg);
     for (size_t pos; (pos = text.find("@SLUG@")) != std::string::npos;) text.replace(pos, 6, slug);
     return text;
   };
@@ -40,6 +44,7 @@ ScaffoldResult scaffold_plugin(const std::string& slug, const fs::path& root, bo
       {dir / (slug + ".cpp"), render("method.cpp.tpl")},
       {dir / "tests" / ("test_" + slug + ".cpp"), render("test.cpp.tpl")},
       {dir / "README.md", render("README.md.tpl")},
+      {dir / "results.yaml", render("results.yaml.tpl")},
       {configs / "smoke.yaml", render("smoke.yaml.tpl")}};
   for (const auto& [path, _] : files)
     if (fs::exists(path))
