@@ -111,90 +111,91 @@ void list(App& app, const std::string& what, bool as_json) {
   if (as_json) std::cout << j.dump(2) << std::endl;
 }
 
+void describe_method(const Registry& r, const MethodSpec& m, bool as_json) {
+  const PluginRecord* p = r.owner(m.name);
+  const std::string plugin = p ? p->name : "";
+  if (as_json) {
+    json metrics = json::array();
+    for (const auto& x : m.metrics) {
+      const MetricSpec* ms = r.find_metric(x, plugin);
+      metrics.push_back({{"name", x}, {"direction", ms ? direction_name(ms->direction) : "none"}});
+    }
+    std::cout << json{{"kind", "method"}, {"name", m.name}, {"summary", m.summary}, {"plugin", plugin},
+                      {"citation", p ? p->citation : ""}, {"params", schema_json(m.schema)}, {"metrics", metrics},
+                      {"predictions", m.predictions}, {"resumable", m.resumable}, {"datasets", m.datasets}}
+                     .dump(2)
+              << std::endl;
+    return;
+  }
+  std::cout << m.name << ": " << m.summary << "\n";
+  if (p) std::cout << "plugin: " << p->name << " " << p->version << (p->path.empty() ? "" : " (" + p->path + ")") << "\n";
+  if (p && !p->citation.empty()) std::cout << "cite: " << p->citation << "\n";
+  std::cout << "datasets: " << (m.datasets.empty() ? std::string("any") : fmt::format("{}", fmt::join(m.datasets, ", ")))
+            << "\nresumable: " << (m.resumable ? "yes" : "no") << "\n\nparams\n";
+  print_schema(m.schema);
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& x : m.metrics) {
+    const MetricSpec* ms = r.find_metric(x, plugin);
+    rows.push_back({x, ms ? direction_name(ms->direction) : "?", ms ? ms->summary : ""});
+  }
+  if (m.predictions)
+    for (const auto* ms : r.metrics())
+      if (ms->from_predictions) rows.push_back({"<split>_" + ms->name, direction_name(ms->direction), ms->summary});
+  std::cout << "\nmetrics\n";
+  print_table(std::cout, {"name", "dir", "summary"}, rows);
+}
+
+// A data set or a device backend: its summary, plugin and option schema.
+void describe_component(const Registry& r, const char* kind, const std::string& name, const std::string& summary,
+                        const Schema& schema, bool as_json) {
+  if (as_json) {
+    std::cout << json{{"kind", kind}, {"name", name}, {"summary", summary}, {"plugin", owner_name(r, name)},
+                      {"params", schema_json(schema)}}
+                     .dump(2)
+              << std::endl;
+    return;
+  }
+  std::cout << name << ": " << summary << "\nplugin: " << owner_name(r, name) << "\n";
+  if (std::string(kind) == "device backend")
+    std::cout << "use: device: " << name << ":0   (options: device: {id: " << name << ":0, ...})\n\noptions\n";
+  else
+    std::cout << "\nparams\n";
+  print_schema(schema);
+}
+
+void describe_metric(const MetricSpec& m, bool as_json) {
+  if (as_json) {
+    std::cout << json{{"kind", "metric"}, {"name", m.name}, {"direction", direction_name(m.direction)},
+                      {"summary", m.summary}, {"from_predictions", static_cast<bool>(m.from_predictions)}}
+                     .dump(2)
+              << std::endl;
+    return;
+  }
+  std::cout << m.name << " (" << direction_name(m.direction) << "): " << m.summary << "\n";
+}
+
+void describe_plugin(const Registry& r, const PluginRecord& p) {
+  std::cout << p.name << " " << p.version << ": " << p.summary << "\n";
+  if (!p.citation.empty()) std::cout << "cite: " << p.citation << "\n";
+  if (!p.path.empty()) std::cout << "file: " << p.path << "\nsha256: " << p.sha256 << "\n";
+  std::cout << "methods:";
+  for (const auto* m : r.methods())
+    if (owner_name(r, m->name) == p.name) std::cout << " " << m->name;
+  std::cout << "\ndatasets:";
+  for (const auto* d : r.datasets())
+    if (owner_name(r, d->name) == p.name) std::cout << " " << d->name;
+  std::cout << "\n";
+}
+
 void describe(App& app, const std::string& name, bool as_json) {
   Registry& r = app.registry();
-  if (const MethodSpec* m = r.find_method(name)) {
-    const PluginRecord* p = r.owner(name);
-    if (as_json) {
-      json metrics = json::array();
-      for (const auto& x : m->metrics) {
-        const MetricSpec* ms = r.find_metric(x, p ? p->name : "");
-        metrics.push_back({{"name", x}, {"direction", ms ? direction_name(ms->direction) : "none"}});
-      }
-      std::cout << json{{"kind", "method"}, {"name", m->name}, {"summary", m->summary}, {"plugin", p ? p->name : ""},
-                        {"citation", p ? p->citation : ""}, {"params", schema_json(m->schema)}, {"metrics", metrics},
-                        {"predictions", m->predictions}, {"resumable", m->resumable}, {"datasets", m->datasets}}
-                       .dump(2)
-                << std::endl;
-      return;
-    }
-    std::cout << m->name << ": " << m->summary << "\n";
-    if (p) std::cout << "plugin: " << p->name << " " << p->version << (p->path.empty() ? "" : " (" + p->path + ")") << "\n";
-    if (p && !p->citation.empty()) std::cout << "cite: " << p->citation << "\n";
-    std::cout << "datasets: " << (m->datasets.empty() ? std::string("any") : fmt::format("{}", fmt::join(m->datasets, ", ")))
-              << "\nresumable: " << (m->resumable ? "yes" : "no") << "\n\nparams\n";
-    print_schema(m->schema);
-    std::vector<std::vector<std::string>> rows;
-    for (const auto& x : m->metrics) {
-      const MetricSpec* ms = r.find_metric(x, p ? p->name : "");
-      rows.push_back({x, ms ? direction_name(ms->direction) : "?", ms ? ms->summary : ""});
-    }
-    if (m->predictions)
-      for (const auto* ms : r.metrics())
-        if (ms->from_predictions) rows.push_back({"<split>_" + ms->name, direction_name(ms->direction), ms->summary});
-    std::cout << "\nmetrics\n";
-    print_table(std::cout, {"name", "dir", "summary"}, rows);
-    return;
-  }
-  if (const DatasetSpec* d = r.find_dataset(name)) {
-    if (as_json) {
-      std::cout << json{{"kind", "dataset"}, {"name", d->name}, {"summary", d->summary}, {"plugin", owner_name(r, name)},
-                        {"params", schema_json(d->schema)}}
-                       .dump(2)
-                << std::endl;
-      return;
-    }
-    std::cout << d->name << ": " << d->summary << "\nplugin: " << owner_name(r, name) << "\n\nparams\n";
-    print_schema(d->schema);
-    return;
-  }
-  if (const DeviceBackendSpec* b = r.find_backend(name)) {
-    if (as_json) {
-      std::cout << json{{"kind", "device backend"}, {"name", b->name}, {"summary", b->summary},
-                        {"plugin", owner_name(r, name)}, {"params", schema_json(b->schema)}}
-                       .dump(2)
-                << std::endl;
-      return;
-    }
-    std::cout << b->name << ": " << b->summary << "\nplugin: " << owner_name(r, name)
-              << "\nuse: device: " << b->name << ":0   (options: device: {id: " << b->name << ":0, ...})\n\noptions\n";
-    print_schema(b->schema);
-    return;
-  }
-  if (const MetricSpec* m = r.find_metric(name)) {
-    if (as_json) {
-      std::cout << json{{"kind", "metric"}, {"name", m->name}, {"direction", direction_name(m->direction)},
-                        {"summary", m->summary}, {"from_predictions", static_cast<bool>(m->from_predictions)}}
-                       .dump(2)
-                << std::endl;
-      return;
-    }
-    std::cout << m->name << " (" << direction_name(m->direction) << "): " << m->summary << "\n";
-    return;
-  }
-  if (const PluginRecord* p = r.plugin(name)) {
-    std::cout << p->name << " " << p->version << ": " << p->summary << "\n";
-    if (!p->citation.empty()) std::cout << "cite: " << p->citation << "\n";
-    if (!p->path.empty()) std::cout << "file: " << p->path << "\nsha256: " << p->sha256 << "\n";
-    std::cout << "methods:";
-    for (const auto* m : r.methods())
-      if (owner_name(r, m->name) == p->name) std::cout << " " << m->name;
-    std::cout << "\ndatasets:";
-    for (const auto* d : r.datasets())
-      if (owner_name(r, d->name) == p->name) std::cout << " " << d->name;
-    std::cout << "\n";
-    return;
-  }
+  if (const MethodSpec* m = r.find_method(name)) return describe_method(r, *m, as_json);
+  if (const DatasetSpec* d = r.find_dataset(name))
+    return describe_component(r, "dataset", d->name, d->summary, d->schema, as_json);
+  if (const DeviceBackendSpec* b = r.find_backend(name))
+    return describe_component(r, "device backend", b->name, b->summary, b->schema, as_json);
+  if (const MetricSpec* m = r.find_metric(name)) return describe_metric(*m, as_json);
+  if (const PluginRecord* p = r.plugin(name)) return describe_plugin(r, *p);
   std::vector<std::string> names;
   for (const auto* m : r.methods()) names.push_back(m->name);
   for (const auto* d : r.datasets()) names.push_back(d->name);
