@@ -306,26 +306,40 @@ YAML::Node element_to_yaml(const Element& e) {
   return YAML::Node();
 }
 
+namespace {
+
+std::string quoted_text(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' || c == '\\' ? std::string("\\") + c : std::string(1, c);
+  return out + "'";
+}
+
+// A map key as it parses back: quoted when it holds what would end it.
+std::string key_text(const std::string& key) {
+  return needs_quotes(key) || key.find(':') != std::string::npos ? quoted_text(key) : key;
+}
+
+}  // namespace
+
 std::string canonical_text(const Element& e) {
-  auto join = [&](const char* open, const char* close, bool with_keys, const char* sep) {
+  auto join = [&](const char* open, const char* close, bool dict) {
     std::string out = open;
     for (std::size_t i = 0; i < e.items.size(); ++i) {
       if (i) out += ", ";
-      if (with_keys && !e.keys[i].empty()) out += e.keys[i] + sep;
+      if (dict) out += key_text(e.keys[i]) + ": ";
+      else if (!e.keys.empty() && !e.keys[i].empty()) out += e.keys[i] + "=";  // a function's named argument
       out += canonical_text(e.items[i]);
     }
     return out + close;
   };
   switch (e.kind) {
-    case Element::Kind::List: return join("[", "]", false, "");
-    case Element::Kind::Dict: return join("{", "}", true, ": ");
-    case Element::Kind::Function: return e.text + join("(", ")", true, "=");
+    case Element::Kind::List: return join("[", "]", false);
+    case Element::Kind::Dict: return join("{", "}", true);
+    case Element::Kind::Function: return e.text + join("(", ")", false);
     case Element::Kind::Quoted:
     case Element::Kind::Primitive:
       if (e.kind == Element::Kind::Primitive && !needs_quotes(e.text)) return e.text;  // quoted text stays quoted
-      std::string out = "'";
-      for (char c : e.text) out += c == '\'' || c == '\\' ? std::string("\\") + c : std::string(1, c);
-      return out + "'";
+      return quoted_text(e.text);
   }
   return e.text;
 }
