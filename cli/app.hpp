@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "nexp/runtime/loader.hpp"
 #include "nexp/runtime/registry.hpp"
 
 namespace nexp::cli {
@@ -20,12 +21,21 @@ struct App {
   // The nexp executable and the global flags a child process (a sweep's trial) needs.
   std::vector<std::string> child_command() const;
 
-  // The registry with every plugin loaded (on first use, from the main thread). Refused plugins are
-  // reported as warnings; a config that needs one says why it is missing.
-  Registry& registry();
+  // The registry with the plugins loaded so far (core's components at least).
+  Registry& registry() { return registry_; }
+  // Loads every plugin (list, describe, devices), from the main thread; returns registry().
+  // Refused plugins are reported as warnings; a config that needs one says why it is missing.
+  Registry& with_all_plugins();
+  // Loads only the plugins a config names (run, validate, run-trial): its method's, dataset's and
+  // device's, over every override and sweep axis (load_plugins_for). Returns registry().
+  Registry& with_plugins_for(const YAML::Node& config, const std::vector<std::string>& overrides);
+  Registry& with_plugins_for(const std::filesystem::path& config, const std::vector<std::string>& overrides);
 
  private:
-  bool loaded_ = false;
+  std::vector<std::filesystem::path> search_path() const;
+  void warn(const std::vector<LoadFailure>& failures) const;
+
+  Registry registry_;
 };
 
 // An aligned text table; numbers go through format_number.

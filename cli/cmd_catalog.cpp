@@ -61,7 +61,7 @@ std::string owner_name(const Registry& r, const std::string& component) {
 }
 
 void list(App& app, const std::string& what, bool as_json) {
-  Registry& r = app.registry();
+  Registry& r = app.with_all_plugins();
   auto want = [&](const char* kind) { return what.empty() || what == kind; };
   json j;
   if (want("methods")) {
@@ -188,7 +188,7 @@ void describe_plugin(const Registry& r, const PluginRecord& p) {
 }
 
 void describe(App& app, const std::string& name, bool as_json) {
-  Registry& r = app.registry();
+  Registry& r = app.with_all_plugins();
   if (const MethodSpec* m = r.find_method(name)) return describe_method(r, *m, as_json);
   if (const DatasetSpec* d = r.find_dataset(name))
     return describe_component(r, "dataset", d->name, d->summary, d->schema, as_json);
@@ -211,7 +211,7 @@ void describe(App& app, const std::string& name, bool as_json) {
 void devices(App& app, bool as_json) {
   json j = json::array();
   std::vector<std::vector<std::string>> rows;
-  for (const auto& listing : list_devices(app.registry())) {
+  for (const auto& listing : list_devices(app.with_all_plugins())) {
     if (listing.devices.empty()) {
       rows.push_back({listing.backend + ":-", "(none: " + (listing.error.empty() ? "no device" : listing.error) + ")", "", "", "", ""});
       j.push_back({{"backend", listing.backend}, {"devices", json::array()}, {"error", listing.error}});

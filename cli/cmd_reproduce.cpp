@@ -157,7 +157,7 @@ int run(App& app, const ReproduceArgs& a) {
   options.budget = a.budget;
   options.fresh = a.fresh;
   options.runs_dir = a.runs_dir.empty() ? default_runs_dir() : a.runs_dir;
-  const std::vector<RowOutcome> outcomes = reproduce(files, options, app.registry());
+  const std::vector<RowOutcome> outcomes = reproduce(files, options, app.with_all_plugins());  // rows may name any plugin
   std::map<std::string, int> counts;
   int unrecorded = 0;
   for (const auto& f : files) {

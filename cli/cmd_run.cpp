@@ -26,7 +26,7 @@ struct RunArgs {
 Experiment load(const RunArgs& args, App& app) {
   auto overrides = split_overrides(args.overrides, /*multirun=*/false).overrides;
   if (!args.runs_dir.empty()) overrides.push_back(parse_override("runs_dir=" + args.runs_dir));
-  return load_experiment(args.config, overrides, app.registry());
+  return load_experiment(args.config, overrides, app.with_plugins_for(args.config, args.overrides));
 }
 
 void print_result(const RunResult& r, const std::vector<std::string>& selected) {
@@ -81,7 +81,7 @@ void add_run_commands(CLI::App& cli, App& app) {
                           "overrides with it");
       const std::string runs_dir = args->runs_dir.empty() ? default_runs_dir() : args->runs_dir;
       auto folder = locate_run(args->resume, runs_dir);
-      result = resume_run(folder, options, app.registry());
+      result = resume_run(folder, options, app.with_plugins_for(folder / "config.yaml", {}));
     } else {
       if (args->config.empty())
         throw ConfigError("`nexp run` needs a config file: nexp run configs/<plugin>/<experiment>.yaml [key=value ...]");

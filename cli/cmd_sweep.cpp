@@ -21,7 +21,7 @@ int run_sweep(App& app, const SweepArgs& a) {
   if (!a.runs_dir.empty()) split.overrides.push_back(parse_override("runs_dir=" + a.runs_dir));
   std::optional<int> samples;
   if (a.samples >= 0) samples = a.samples;
-  SweepPlan plan = plan_sweep(a.config, split.overrides, split.axes, app.registry(), samples);
+  SweepPlan plan = plan_sweep(a.config, split.overrides, split.axes, app.with_plugins_for(a.config, a.overrides), samples);
   if (plan.trials.empty()) throw ConfigError("the sweep expands to no trial");
   if (a.dry_run) {
     std::vector<std::string> header{"trial"};
@@ -85,7 +85,10 @@ void add_sweep_commands(CLI::App& cli, App& app) {
     if (index < 0) throw ConfigError("run-trial needs a trial index (or --array-file and --array-task)");
     RunOptions options;
     options.command_line = app.argv_text;
-    RunResult r = run_trial(plan, index, t->threads, options, app.registry());
+    // The trial's resolved config names exactly the plugins it needs.
+    const bool known = index < static_cast<int>(plan.trials.size());
+    Registry& registry = app.with_plugins_for(known ? YAML::Load(plan.trials[index].config) : YAML::Node(), {});
+    RunResult r = run_trial(plan, index, t->threads, options, registry);
     std::cout << "run: " << r.id << " " << r.folder.string() << std::endl;
     if (t->requeue_on_stop) requeue_slurm_task(r);
     if (r.exit_code() != 0) throw CLI::RuntimeError(r.exit_code());

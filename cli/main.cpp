@@ -1,38 +1,64 @@
 // nexp: run, sweep, compare and extend machine-learning experiments. Subcommands live in cmd_*.cpp.
+#include <link.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 
 #include "app.hpp"
 #include "nexp/error.hpp"
-#include "nexp/runtime/loader.hpp"
+#include "nexp/runtime/experiment.hpp"
 #include "nexp/runtime/logging.hpp"
 #include "nexp/version.hpp"
 
 namespace nexp::cli {
 
-Registry& App::registry() {
-  Registry& registry = Registry::global();
-  if (!loaded_) {
-    loaded_ = true;
-    std::vector<std::filesystem::path> dirs(plugin_dirs.begin(), plugin_dirs.end());
-    for (const auto& f : load_plugins(registry, plugin_search_path(dirs)))
-      logger().warn("plugin not loaded: {}", f.message);
-  }
-  return registry;
+namespace {
+// Whether libgomp is mapped into this process already.
+bool gomp_loaded() {
+  auto found = [](dl_phdr_info* info, size_t, void*) {
+    return info->dlpi_name && std::strstr(info->dlpi_name, "libgomp") ? 1 : 0;
+  };
+  return ::dl_iterate_phdr(found, nullptr) != 0;
+}
+}  // namespace
+
+std::vector<std::filesystem::path> App::search_path() const {
+  return plugin_search_path(std::vector<std::filesystem::path>(plugin_dirs.begin(), plugin_dirs.end()));
+}
+
+void App::warn(const std::vector<LoadFailure>& failures) const {
+  for (const auto& f : failures) logger().warn("plugin not loaded: {}", f.message);
+}
+
+Registry& App::with_all_plugins() {
+  warn(load_plugins(registry_, search_path()));
+  return registry_;
+}
+
+Registry& App::with_plugins_for(const YAML::Node& config, const std::vector<std::string>& overrides) {
+  warn(load_plugins_for(registry_, search_path(), names_in_config(config, overrides)));
+  return registry_;
+}
+
+Registry& App::with_plugins_for(const std::filesystem::path& config, const std::vector<std::string>& overrides) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(config, ec)) return registry_;  // the caller says what is wrong
+  return with_plugins_for(read_yaml_file(config), overrides);
 }
 
 }  // namespace nexp::cli
 
 int main(int argc, char** argv) {
-  // OpenMP reads OMP_WAIT_POLICY when libgomp loads, before main: set it and start again. Spinning
-  // waits make two threads on a shared 2-core machine up to 30x slower.
+  // OpenMP reads OMP_WAIT_POLICY when libgomp loads. Spinning waits make two threads on a shared 2-core
+  // machine up to 30x slower. libgomp comes with LibTorch, which a plugin loads later: setting it now
+  // is enough. Should libgomp already be here (a preloaded library), start again with it set.
   if (!std::getenv("OMP_WAIT_POLICY")) {
     ::setenv("OMP_WAIT_POLICY", "PASSIVE", 1);
-    ::execv("/proc/self/exe", argv);  // returns only on failure; carry on without it then
+    if (nexp::cli::gomp_loaded()) ::execv("/proc/self/exe", argv);  // returns only on failure: carry on
   }
 
   using namespace nexp;

@@ -1,7 +1,7 @@
 # `cmake --install` and find_package(nexp) for out-of-tree plugins.
 include(CMakePackageConfigHelpers)
 
-install(TARGETS nexp_core EXPORT nexpTargets
+install(TARGETS nexp_core nexp_torch EXPORT nexpTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/core/include/nexp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}

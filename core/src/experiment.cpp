@@ -116,6 +116,7 @@ const MethodSpec* resolve_method(YAML::Node root, const Origins& origins, const 
   }
   e.method = spec->name;
   e.params = params_from_node(root["params"], spec->schema, "params", spec->name, origins, problems);
+  e.schemas.params = spec->schema;
   return spec;
 }
 
@@ -167,6 +168,7 @@ void resolve_dataset(YAML::Node root, const Origins& origins, const Registry& re
     problems.add(fmt::format("{}: method '{}' does not take dataset '{}'; it accepts {}", origins.at("dataset", d),
                              spec->name, name, fmt::join(spec->datasets, ", ")));
   e.dataset_params = params_from_node(params, ds->schema, "dataset", ds->name, origins, problems);
+  e.schemas.dataset = ds->schema;
 }
 
 void resolve_device(YAML::Node root, const Origins& origins, const Registry& registry, Experiment& e,
@@ -197,6 +199,7 @@ void resolve_device(YAML::Node root, const Origins& origins, const Registry& reg
     return;
   }
   e.device_options = params_from_node(options, b->schema, "device", b->name, origins, problems);
+  e.schemas.device = b->schema;
 }
 
 // What a method can report: its own metrics, and core's prediction metrics ("<prefix>_<metric>").
@@ -362,17 +365,14 @@ Experiment load_experiment(const fs::path& file, const std::vector<Override>& ov
 // ---------------------------------------------------------------- the resolved form
 
 YAML::Node Experiment::to_yaml() const {
-  const Registry& registry = Registry::global();
   YAML::Node out(YAML::NodeType::Map);
   out["experiment"] = experiment;
   out["method"] = method;
-  if (const MethodSpec* m = registry.find_method(method)) out["params"] = params_to_yaml(params, m->schema);
-  else out["params"] = params_to_yaml(params, Schema{});
+  out["params"] = params_to_yaml(params, schemas.params);
   if (!dataset.empty()) {
     YAML::Node d(YAML::NodeType::Map);
     d["name"] = dataset;
-    const DatasetSpec* ds = registry.find_dataset(dataset);
-    YAML::Node p = params_to_yaml(dataset_params, ds ? ds->schema : Schema{});
+    YAML::Node p = params_to_yaml(dataset_params, schemas.dataset);
     for (auto it = p.begin(); it != p.end(); ++it) d[it->first] = it->second;
     out["dataset"] = d;
   }
@@ -381,8 +381,7 @@ YAML::Node Experiment::to_yaml() const {
   } else {
     YAML::Node d(YAML::NodeType::Map);
     d["id"] = device;
-    const DeviceBackendSpec* b = registry.find_backend(device.substr(0, device.find(':')));
-    YAML::Node p = params_to_yaml(device_options, b ? b->schema : Schema{});
+    YAML::Node p = params_to_yaml(device_options, schemas.device);
     for (auto it = p.begin(); it != p.end(); ++it) d[it->first] = it->second;
     out["device"] = d;
   }

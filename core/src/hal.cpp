@@ -1,11 +1,12 @@
 // The HAL's core backends (cpu, cuda) and device resolution (nexp/runtime/hal.hpp).
 //
-// cuda: LibTorch says whether it can run on a GPU; NVML (libnvidia-ml.so.1, loaded with dlopen when the
-// driver is installed) says what the GPUs are and how they are doing. A machine with GPUs but a
-// LibTorch without CUDA lists them, marked as not usable for computing.
+// cuda: NVML (libnvidia-ml.so.1, loaded with dlopen when the driver is installed) says what the GPUs
+// are and how they are doing; LibTorch says whether it can compute on them. Core does not link
+// LibTorch, so it is asked when it is loaded already (a plugin that uses it is), or loaded to be asked
+// when it was built with CUDA and NVML sees a GPU. A machine with GPUs but a LibTorch without CUDA
+// lists them, marked as not usable for computing; `nexp --version` loads nothing.
 #include "nexp/runtime/hal.hpp"
 
-#include <ATen/Context.h>
 #include <dlfcn.h>
 #include <unistd.h>
 
@@ -19,6 +20,8 @@
 
 #include "core_components.hpp"
 #include "nexp/error.hpp"
+#include "nexp/runtime/torch_runtime.hpp"
+#include "nexp/version.hpp"
 
 namespace nexp {
 
@@ -164,7 +167,7 @@ class CpuDevice final : public Device {
     return h;
   }
 
-  c10::Device torch_device() const override { return c10::Device(c10::kCPU); }
+  std::string tensor_device() const override { return "cpu"; }
 
  private:
   mutable std::mutex mutex_;
@@ -249,7 +252,9 @@ class CudaDevice final : public Device {
       if (n.memory && n.memory(handle_, &m) == 0) i.memory_bytes = static_cast<std::int64_t>(m.total);
       if (n.driver && n.driver(buf, sizeof buf) == 0) i.details["driver"] = buf;
     }
-    i.details["torch"] = torch_cuda_ ? "usable" : "not usable: this LibTorch was built without CUDA";
+    i.details["torch"] = torch_cuda_        ? "usable"
+                         : NEXP_WITH_CUDA ? "not usable: LibTorch's CUDA does not see it (driver too old?)"
+                                          : "not usable: this LibTorch was built without CUDA";
     return i;
   }
 
@@ -283,7 +288,7 @@ class CudaDevice final : public Device {
     return h;
   }
 
-  c10::Device torch_device() const override { return c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(index_)); }
+  std::string tensor_device() const override { return fmt::format("cuda:{}", index_); }
 
  private:
   int index_;
@@ -291,14 +296,23 @@ class CudaDevice final : public Device {
   bool torch_cuda_;
 };
 
+// GPUs LibTorch can compute on. Loading LibTorch to ask costs ~1 s, so without it loaded the answer is
+// 0 unless this LibTorch has CUDA and there is a GPU to find.
+int torch_cuda_devices(unsigned int nvml_count) {
+  if (TorchRuntime* torch = torch_runtime()) return torch->cuda_devices();
+  std::error_code ec;
+  if (!NEXP_WITH_CUDA || (nvml_count == 0 && !fs::exists("/dev/nvidiactl", ec))) return 0;
+  return require_torch_runtime().cuda_devices();
+}
+
 class CudaBackend final : public DeviceBackend {
  public:
   std::vector<std::shared_ptr<Device>> devices() override {
-    const bool torch_cuda = at::hasCUDA();
-    const int torch_count = torch_cuda ? static_cast<int>(at::getNumGPUs()) : 0;
     Nvml& n = Nvml::get();
     unsigned int nvml_count = 0;
     if (n.ok() && n.count(&nvml_count) != 0) nvml_count = 0;
+    const int torch_count = torch_cuda_devices(nvml_count);
+    const bool torch_cuda = torch_count > 0;
     const int count = std::max(torch_count, static_cast<int>(nvml_count));
     std::vector<std::shared_ptr<Device>> out;
     for (int i = 0; i < count; ++i) {

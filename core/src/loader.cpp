@@ -9,8 +9,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
+#include "nexp/runtime/torch_runtime.hpp"
 #include "nexp/runtime/util.hpp"
 #include "nexp/version.hpp"
 
@@ -49,24 +51,31 @@ bool is_elf(const fs::path& file) {
   return in.gcount() == 4 && std::memcmp(magic, "\x7f" "ELF", 4) == 0;
 }
 
-// The part of the fingerprint that differs, for the message.
+// The parts of the fingerprint that differ, for the message. Parts are "<what> <value>" (e.g. "gcc 12"),
+// matched by what, so that a fingerprint with a part more or less still compares part by part.
 std::string fingerprint_difference(const std::string& expected, const std::string& actual) {
   auto split = [](const std::string& s) {
-    std::vector<std::string> out;
+    std::vector<std::pair<std::string, std::string>> out;  // what, whole part
     std::stringstream ss(s);
     std::string item;
     while (std::getline(ss, item, ';')) {
       while (!item.empty() && item.front() == ' ') item.erase(item.begin());
-      out.push_back(item);
+      out.emplace_back(item.substr(0, item.find(' ')), item);
     }
     return out;
   };
+  auto find = [](const auto& parts, const std::string& what) -> std::string {
+    for (const auto& [w, part] : parts)
+      if (w == what) return part;
+    return "(no " + what + ")";
+  };
   auto e = split(expected), a = split(actual);
   std::vector<std::string> diffs;
-  for (size_t i = 0; i < std::max(e.size(), a.size()); ++i) {
-    std::string ei = i < e.size() ? e[i] : "(none)", ai = i < a.size() ? a[i] : "(none)";
-    if (ei != ai) diffs.push_back(fmt::format("expected '{}', found '{}'", ei, ai));
-  }
+  for (const auto& [what, part] : e)
+    if (find(a, what) != part) diffs.push_back(fmt::format("expected '{}', found '{}'", part, find(a, what)));
+  for (const auto& [what, part] : a)
+    if (find(e, what) != part && find(e, what).rfind("(no ", 0) == 0)
+      diffs.push_back(fmt::format("expected no '{}', found '{}'", what, part));
   return fmt::format("{}", fmt::join(diffs, "; "));
 }
 
@@ -93,6 +102,8 @@ const PluginRecord& load_plugin(Registry& registry, const fs::path& file) {
   }
   // From here on the handle is never closed, also on failure: code of the plugin may already have
   // registered atexit handlers or thread-locals during its static initialisation.
+  // A plugin that links libnexp_torch brought LibTorch in: core attaches it and gives it its settings.
+  attach_loaded_torch_runtime();
   using GetInfo = const nexp_plugin_info* (*)();
   auto get_info = reinterpret_cast<GetInfo>(::dlsym(handle, "nexp_plugin_get_info"));
   if (!get_info)
@@ -135,6 +146,32 @@ const PluginRecord& load_plugin(Registry& registry, const fs::path& file) {
   return *registry.plugin(record.name);
 }
 
+namespace {
+
+bool loaded_from(const Registry& registry, const fs::path& file) {
+  std::error_code ec;
+  const std::string path = fs::weakly_canonical(file, ec).string();
+  for (const auto& p : registry.plugins())
+    if (p.path == path) return true;
+  for (const auto& f : registry.failures())
+    if (f.path == file.string()) return true;
+  return false;
+}
+
+// Loads `file` unless it was already (or already refused); a refusal is recorded, not thrown.
+void try_load(Registry& registry, const fs::path& file, std::vector<LoadFailure>& failures) {
+  if (loaded_from(registry, file)) return;
+  try {
+    load_plugin(registry, file);
+  } catch (const std::exception& e) {
+    LoadFailure failure{file.string(), e.what()};
+    registry.add_failure(failure);
+    failures.push_back(std::move(failure));
+  }
+}
+
+}  // namespace
+
 std::vector<LoadFailure> load_plugins(Registry& registry, const std::vector<fs::path>& dirs) {
   std::vector<LoadFailure> failures;
   for (const auto& dir : dirs) {
@@ -146,15 +183,37 @@ std::vector<LoadFailure> load_plugins(Registry& registry, const std::vector<fs::
       if (name.rfind("libnexp_plugin_", 0) == 0 && entry.path().extension() == ".so") files.push_back(entry.path());
     }
     std::sort(files.begin(), files.end());
-    for (const auto& file : files) {
-      try {
-        load_plugin(registry, file);
-      } catch (const std::exception& e) {
-        LoadFailure failure{file.string(), e.what()};
-        registry.add_failure(failure);
-        failures.push_back(std::move(failure));
-      }
+    for (const auto& file : files) try_load(registry, file, failures);
+  }
+  return failures;
+}
+
+std::vector<LoadFailure> load_plugins_for(Registry& registry, const std::vector<fs::path>& dirs,
+                                          const ConfigNames& names) {
+  using Known = std::function<bool(const std::string&)>;
+  const std::vector<std::pair<const std::set<std::string>*, Known>> kinds = {
+      {&names.methods, [&](const std::string& n) { return registry.find_method(n) != nullptr; }},
+      {&names.datasets, [&](const std::string& n) { return registry.find_dataset(n) != nullptr; }},
+      {&names.devices, [&](const std::string& n) {
+         return n == "auto" || registry.find_backend(n.substr(0, n.find(':'))) != nullptr;
+       }}};
+  std::vector<LoadFailure> failures;
+  bool all_known = true;
+  for (const auto& [kind, known] : kinds)
+    for (const std::string& name : *kind) {
+      if (known(name)) continue;
+      const std::string file = "libnexp_plugin_" + slug_of(name) + ".so";
+      std::error_code ec;
+      for (const auto& dir : dirs)
+        if (fs::is_regular_file(dir / file, ec)) {
+          try_load(registry, dir / file, failures);
+          break;
+        }
+      all_known = all_known && known(name);
     }
+  if (!all_known) {
+    auto rest = load_plugins(registry, dirs);
+    failures.insert(failures.end(), rest.begin(), rest.end());
   }
   return failures;
 }

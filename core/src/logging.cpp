@@ -1,7 +1,6 @@
 // Logging to stderr and run logs, progress bars, and thread pools (nexp/runtime/logging.hpp).
 #include "nexp/runtime/logging.hpp"
 
-#include <ATen/Parallel.h>
 #include <oneapi/tbb/global_control.h>
 #include <spdlog/sinks/base_sink.h>
 #include <spdlog/sinks/basic_file_sink.h>
@@ -17,6 +16,8 @@
 #include <cstdlib>
 #include <mutex>
 #include <thread>
+
+#include "nexp/runtime/torch_runtime.hpp"
 
 namespace nexp {
 
@@ -229,18 +230,9 @@ Progress make_progress(std::int64_t total, const std::string& label) {
 int configure_threads(int n) {
   if (n <= 0) n = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   static std::unique_ptr<oneapi::tbb::global_control> tbb_limit;
-  static bool interop_set = false;
   static std::mutex mutex;
   std::lock_guard<std::mutex> lock(mutex);
-  at::set_num_threads(n);
-  if (!interop_set) {
-    // Inter-op threads can be set once, before any inter-op work; later calls keep the first value.
-    try {
-      at::set_num_interop_threads(n);
-    } catch (const std::exception&) {
-    }
-    interop_set = true;
-  }
+  set_torch_threads(n);  // now if LibTorch is loaded, else when it is
   tbb_limit.reset();
   tbb_limit = std::make_unique<oneapi::tbb::global_control>(oneapi::tbb::global_control::max_allowed_parallelism,
                                                             static_cast<size_t>(n));

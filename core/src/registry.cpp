@@ -23,14 +23,18 @@ bool has_prefix(const std::string& name, const std::string& slug) {
   return name.size() > slug.size() + 1 && name.compare(0, slug.size(), slug) == 0 && name[slug.size()] == '.';
 }
 
-void check_component_name(const std::string& what, const std::string& name, const std::string& slug) {
+// A plugin's methods, datasets and device backends carry its slug, so that the owner of a name in a
+// config is clear, and `nexp run` loads only the plugins a config names. A backend may be the bare
+// slug (`device: simaccel:0`).
+void check_component_name(const std::string& what, const std::string& name, const std::string& slug,
+                          bool bare_slug_ok = false) {
   auto valid_char = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.'; };
   if (name.empty() || !std::all_of(name.begin(), name.end(), valid_char))
     throw PluginError(fmt::format("plugin '{}': {} name '{}' must be lower-case letters, digits, '_' and '.'",
                                   slug, what, name));
-  if (slug != "core" && !has_prefix(name, slug))
-    throw PluginError(fmt::format("plugin '{}': {} '{}' must be named '{}.<name>' so that its owner is clear",
-                                  slug, what, name, slug));
+  if (slug != "core" && !has_prefix(name, slug) && !(bare_slug_ok && name == slug))
+    throw PluginError(fmt::format("plugin '{}': {} '{}' must be named '{}.<name>'{} so that its owner is clear",
+                                  slug, what, name, slug, bare_slug_ok ? fmt::format(" or '{}'", slug) : ""));
 }
 
 }  // namespace
@@ -68,7 +72,7 @@ class StagingRegistrar final : public Registrar {
     return m;
   }
   DeviceBackendSpec& device_backend(std::string name, std::string summary, DeviceBackendFactory make) override {
-    check_component_name("device backend", name, "core");
+    check_component_name("device backend", name, slug_, /*bare_slug_ok=*/true);
     if (!make) throw PluginError(fmt::format("plugin '{}': device backend '{}' has no factory", slug_, name));
     auto& b = backends.emplace_back();
     b.name = std::move(name);
@@ -91,19 +95,12 @@ struct Registry::Entries {
   std::map<std::string, Owned<DeviceBackendSpec>, std::less<>> backends;
 };
 
-Registry::Registry() : entries_(std::make_unique<Entries>()) {}
-Registry::~Registry() = default;
-
-Registry& Registry::global() {
-  static Registry* registry = [] {
-    auto* r = new Registry();  // never destroyed: plugins' specs hold functions from unloaded-at-exit code
-    PluginRecord core{"core", NEXP_VERSION, "nexp core: shared data sets, prediction metrics, CPU and CUDA devices",
-                      "", build_fingerprint(), "", ""};
-    r->register_plugin(core, register_core_components);
-    return r;
-  }();
-  return *registry;
+Registry::Registry() : entries_(std::make_unique<Entries>()) {
+  PluginRecord core{"core", NEXP_VERSION, "nexp core: shared data sets, prediction metrics, CPU and CUDA devices", "",
+                    build_fingerprint(), "", ""};
+  register_plugin(core, register_core_components);
 }
+Registry::~Registry() = default;
 
 void Registry::register_plugin(const PluginRecord& record, const std::function<void(Registrar&)>& fill) {
   if (plugin(record.name)) {

@@ -2,9 +2,6 @@
 // to a terminal state (nexp/runtime/runner.hpp). Stop signals: run_signals.hpp.
 #include "nexp/runtime/runner.hpp"
 
-#include <ATen/ATen.h>
-#include <ATen/CPUGeneratorImpl.h>
-#include <c10/util/Exception.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
@@ -23,6 +20,7 @@
 
 #include "nexp/runtime/hal.hpp"
 #include "nexp/runtime/logging.hpp"
+#include "nexp/runtime/torch_runtime.hpp"
 #include "nexp/runtime/tracking.hpp"
 #include "nexp/runtime/util.hpp"
 #include "nexp/text.hpp"
@@ -40,7 +38,7 @@ namespace {
 
 std::string error_text(const std::exception& e) {
   // LibTorch's errors carry a C++ backtrace; a user needs the message.
-  if (const auto* c = dynamic_cast<const c10::Error*>(&e)) return c->what_without_backtrace();
+  if (TorchRuntime* torch = torch_runtime()) return torch->error_message(e);
   return e.what();
 }
 
@@ -55,10 +53,11 @@ std::string read_text_or_empty(const fs::path& f) {
 
 class RunContextImpl final : public RunContext {
  public:
-  RunContextImpl(const Experiment& e, const MethodSpec& method, fs::path folder, std::shared_ptr<Device> device,
-                 int threads, std::shared_ptr<spdlog::logger> log, std::optional<fs::path> checkpoint,
-                 int stop_after_checkpoints)
-      : experiment_(e), method_(method), folder_(std::move(folder)), device_(std::move(device)), threads_(threads),
+  RunContextImpl(const Experiment& e, const Registry& registry, const MethodSpec& method, fs::path folder,
+                 std::shared_ptr<Device> device, int threads, std::shared_ptr<spdlog::logger> log,
+                 std::optional<fs::path> checkpoint, int stop_after_checkpoints)
+      : experiment_(e), registry_(registry), method_(method), folder_(std::move(folder)), device_(std::move(device)),
+        threads_(threads),
         rng_(e.seed), log_(std::move(log)), checkpoint_(std::move(checkpoint)),
         stop_after_checkpoints_(stop_after_checkpoints), start_(std::chrono::steady_clock::now()) {
     if (checkpoint_) next_checkpoint_number_ = std::stoi(checkpoint_->filename().string().substr(5)) + 1;
@@ -103,8 +102,7 @@ class RunContextImpl final : public RunContext {
     std::lock_guard<std::mutex> lock(mutex_);
     summary_[name] = value;
   }
-  std::map<std::string, double> score_predictions(std::int64_t step, const std::string& prefix, const at::Tensor& probs,
-                                                  const at::Tensor& labels) override;
+  std::vector<const MetricSpec*> prediction_metrics(const std::string& prefix) const override;
   Progress progress(std::int64_t total, const std::string& label) override { return make_progress(total, label); }
   fs::path artifacts_dir() const override { return folder_ / "artifacts"; }
   llm::Client& llm(const std::string& endpoint) override {
@@ -130,6 +128,7 @@ class RunContextImpl final : public RunContext {
 
  private:
   const Experiment& experiment_;
+  const Registry& registry_;
   const MethodSpec& method_;
   fs::path folder_;
   std::shared_ptr<Device> device_;
@@ -148,28 +147,18 @@ class RunContextImpl final : public RunContext {
   std::mutex mutex_;
 };
 
-std::map<std::string, double> RunContextImpl::score_predictions(std::int64_t step, const std::string& prefix,
-                                                                const at::Tensor& probs, const at::Tensor& labels) {
-  TORCH_CHECK(probs.dim() == 2 && labels.dim() == 1 && probs.size(0) == labels.size(0),
-              "score_predictions: expected probs [N, C] and labels [N], got ", probs.sizes(), " and ", labels.sizes());
-  const Registry& registry = Registry::global();
-  // The prediction metrics the config selects ("accuracy" or "<prefix>_accuracy"); all of them when
-  // it selects none.
-  std::vector<const MetricSpec*> chosen;
-  for (const auto* m : registry.metrics()) {
+std::vector<const MetricSpec*> RunContextImpl::prediction_metrics(const std::string& prefix) const {
+  std::vector<const MetricSpec*> chosen, all;
+  for (const auto* m : registry_.metrics()) {
     if (!m->from_predictions) continue;
+    all.push_back(m);
     for (const auto& s : experiment_.metrics)
-      if (s == m->name || s == prefix + "_" + m->name) chosen.push_back(m);
+      if (s == m->name || s == prefix + "_" + m->name) {
+        chosen.push_back(m);
+        break;
+      }
   }
-  if (chosen.empty())
-    for (const auto* m : registry.metrics())
-      if (m->from_predictions) chosen.push_back(m);
-  at::Tensor p = probs.detach().to(at::kCPU, at::kDouble), y = labels.detach().to(at::kCPU, at::kLong);
-  std::map<std::string, double> out;
-  for (const auto* m : chosen) out[prefix + "_" + m->name] = m->from_predictions(p, y);
-  log_metrics(step, out);
-  for (const auto& [k, v] : out) summary(k, v);
-  return out;
+  return chosen.empty() ? all : chosen;
 }
 
 void RunContextImpl::save_checkpoint(const std::function<void(const fs::path&)>& write) {
@@ -195,10 +184,7 @@ void RunContextImpl::save_checkpoint(const std::function<void(const fs::path&)>&
     std::ostringstream ss;
     ss << rng_;
     write_file_atomic(tmp / "nexp_rng_std.txt", ss.str());
-    at::Generator gen = at::detail::getDefaultCPUGenerator();
-    at::Tensor state = gen.get_state();
-    std::string bytes(static_cast<const char*>(state.data_ptr()), static_cast<size_t>(state.numel()));
-    write_file_atomic(tmp / "nexp_rng_torch.bin", bytes);
+    if (TorchRuntime* torch = torch_runtime()) write_file_atomic(tmp / "nexp_rng_torch.bin", torch->generator_state());
   }
   fs::remove_all(dir);
   fs::rename(tmp, dir);
@@ -218,11 +204,10 @@ void RunContextImpl::restore_rng_state() {
   if (!checkpoint_) return;
   std::istringstream ss(read_file(*checkpoint_ / "nexp_rng_std.txt"));
   ss >> rng_;
-  const std::string bytes = read_file(*checkpoint_ / "nexp_rng_torch.bin");
-  at::Tensor state = at::empty({static_cast<std::int64_t>(bytes.size())}, at::kByte);
-  std::memcpy(state.data_ptr(), bytes.data(), bytes.size());
-  at::Generator gen = at::detail::getDefaultCPUGenerator();
-  gen.set_state(state);
+  // Saved only when LibTorch was loaded; it is again, by the same plugins, when the run resumes.
+  TorchRuntime* torch = torch_runtime();
+  if (torch && fs::exists(*checkpoint_ / "nexp_rng_torch.bin"))
+    torch->set_generator_state(read_file(*checkpoint_ / "nexp_rng_torch.bin"));
 }
 
 }  // namespace
@@ -431,7 +416,7 @@ void write_meta(const RunPlan& plan, const Device& device, int threads, const js
     meta["git"] = {{"commit", commit}, {"dirty", dirty}};
     meta["host"] = hostname();
     meta["nexp_version"] = NEXP_VERSION;
-    meta["torch_version"] = TORCH_VERSION;
+    meta["torch_version"] = NEXP_TORCH_VERSION;
     meta["build_fingerprint"] = build_fingerprint();
     meta["config_hash"] = e.config_hash();
     meta["plugin"] = plugin ? json{{"name", plugin->name}, {"version", plugin->version}, {"file", plugin->path},
@@ -556,8 +541,8 @@ RunResult execute(const RunPlan& plan, StatusFile& status, detail::RunSignals& s
 
   auto log = make_run_logger(e.method, plan.folder / "log.txt");
   arm_signals(signals, status, plan.folder, plan.id);
-  at::manual_seed(e.seed);
-  RunContextImpl ctx(e, *plan.registry.find_method(e.method), plan.folder, device, threads, log, from.checkpoint,
+  seed_torch(e.seed);  // now if LibTorch is loaded, else when it is
+  RunContextImpl ctx(e, plan.registry, *plan.registry.find_method(e.method), plan.folder, device, threads, log, from.checkpoint,
                      plan.options.stop_after_checkpoints);
   if (from.checkpoint) {
     ctx.restore_summaries(from.summary);

@@ -8,7 +8,6 @@
 #include <memory>
 
 #include "nexp/plugin.hpp"
-#include "nexp/tensor_dataset.hpp"
 #include "nexp/version.hpp"
 
 namespace nexp {
@@ -20,7 +19,6 @@ DataError::~DataError() = default;
 PluginError::~PluginError() = default;
 
 Dataset::~Dataset() = default;
-TensorDataset::~TensorDataset() = default;
 Device::~Device() = default;
 void Device::on_step(std::int64_t) {}
 DeviceBackend::~DeviceBackend() = default;

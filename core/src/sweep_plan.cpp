@@ -102,7 +102,8 @@ std::vector<SweepAxis> block_axes(const YAML::Node& sweep, const fs::path& confi
       SweepAxis axis;
       axis.key = key;
       axis.expression = yaml_text(it->second);
-      for (const auto& v : it->second) axis.values.push_back(override_text(v));
+      const YAML::Node values = it->second;  // a named node: ranging over the iterator's member dangles
+      for (const auto& v : values) axis.values.push_back(override_text(v));
       axis.origin = at;
       axes.push_back(std::move(axis));
     } else {

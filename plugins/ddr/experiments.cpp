@@ -158,7 +158,7 @@ FitOutcome fit(nexp::RunContext& ctx, Vit& model, const nexp::TensorDataset& dat
                const FitOptions& o, std::uint64_t seed, std::int64_t checkpoint_every, std::int64_t step_offset,
                const std::string& label) {
   const bool checkpoints = checkpoint_every > 0;
-  const c10::Device device = ctx.torch_device();
+  const c10::Device device = nexp::torch_device(ctx);
   const std::int64_t n_train = data.train_x.size(0);
   const std::int64_t per_epoch = n_train / o.batch_size;
   if (per_epoch < 1)
@@ -298,7 +298,7 @@ void run_train(nexp::RunContext& ctx) {
   const ModelConfig cfg = model_config(o, data);
   const Normalizer norm = normalizer(data.train_x);
   Vit model(cfg);
-  model->to(ctx.torch_device());
+  model->to(nexp::torch_device(ctx));
   report_model(ctx, model);
   ctx.log().info("{}: {} parameters, {} position-bias parameters per head, grid {}x{}", cfg.variant,
                  count_parameters(model), cfg.rpb_params_per_head(), cfg.grid(), cfg.grid());
@@ -309,8 +309,8 @@ void run_train(nexp::RunContext& ctx) {
   if (fitted.images_per_second > 0) ctx.summary("images_per_second", fitted.images_per_second);
 
   const std::int64_t steps = o.epochs * (data.train_x.size(0) / o.batch_size);
-  at::Tensor probs = predict(model, data.test_x, cfg.grid(), norm, ctx.torch_device(), o.eval_batch);
-  ctx.score_predictions(steps, "test", probs, data.test_y);
+  at::Tensor probs = predict(model, data.test_x, cfg.grid(), norm, nexp::torch_device(ctx), o.eval_batch);
+  nexp::score_predictions(ctx, steps, "test", probs, data.test_y);
   ctx.summary("test_accuracy", accuracy(probs, data.test_y));  // reported even when `metrics:` omits it
 
   const fs::path art = ctx.artifacts_dir();
@@ -335,14 +335,14 @@ void run_eval(nexp::RunContext& ctx) {
   const auto& data = image_data(ctx);
   const auto o = ctx.options<EvalOptions>();
   const fs::path pt = o.model;
-  auto [model, norm] = load_model(pt, ctx.torch_device());
+  auto [model, norm] = load_model(pt, nexp::torch_device(ctx));
   const ModelConfig& cfg = model->config();
   check_fits(cfg, data, pt);
   const std::int64_t grid = o.grid > 0 ? o.grid : cfg.grid();
   model->set_bias_transfer(o.bias_transfer);
   report_model(ctx, model);
-  at::Tensor probs = predict(model, data.test_x, grid, norm, ctx.torch_device(), o.eval_batch);
-  ctx.score_predictions(0, "test", probs, data.test_y);
+  at::Tensor probs = predict(model, data.test_x, grid, norm, nexp::torch_device(ctx), o.eval_batch);
+  nexp::score_predictions(ctx, 0, "test", probs, data.test_y);
   ctx.summary("test_accuracy", accuracy(probs, data.test_y));
   ctx.summary("grid", static_cast<double>(grid));
   ctx.log().info("{} on a {}x{} grid ({}x{} pixels): test accuracy {:.4f}", cfg.variant, grid, grid,
@@ -404,7 +404,7 @@ void run_transfer(nexp::RunContext& ctx) {
       const std::uint64_t seed = ctx.seed() + static_cast<std::uint64_t>(entries[i].replica);
       at::manual_seed(seed);  // the initialisation of replica r is that of a ddr.train run with seed + r
       Vit model(cfg);
-      model->to(ctx.torch_device());
+      model->to(nexp::torch_device(ctx));
       const std::string label = fmt::format("{} r{}", cfg.variant, entries[i].replica);
       const FitOutcome f = fit(ctx, model, data, normalizer(data.train_x), o, seed, /*checkpoint_every=*/0,
                                static_cast<std::int64_t>(i) * steps, label);
@@ -420,14 +420,14 @@ void run_transfer(nexp::RunContext& ctx) {
   std::vector<TransferRow> rows;
   std::map<std::string, std::int64_t> seen;  // given models: replicas are numbered per variant
   for (auto& e : entries) {
-    auto [model, norm] = load_model(e.file, ctx.torch_device());
+    auto [model, norm] = load_model(e.file, nexp::torch_device(ctx));
     check_fits(model->config(), data, e.file);
     if (e.variant.empty()) e.variant = model->config().variant, e.replica = seen[e.variant]++;
     for (std::int64_t g : grids)
       for (const auto& [rule, mode] : transfer_rules(model->config())) {
         if (g == model->config().grid() && mode == BiasTransfer::Interpolate && rule != "swin_bicubic") continue;
         model->set_bias_transfer(mode);
-        at::Tensor probs = predict(model, data.test_x, g, norm, ctx.torch_device(), o.eval_batch);
+        at::Tensor probs = predict(model, data.test_x, g, norm, nexp::torch_device(ctx), o.eval_batch);
         rows.push_back({e.variant, g == model->config().grid() ? "native" : rule, e.replica, g,
                         g * model->config().patch, accuracy(probs, data.test_y)});
         ctx.log().info("{} r{} grid {:2}x{:<2} {:18} accuracy {:.4f}", e.variant, e.replica, g, g, rows.back().rule,

@@ -8,6 +8,7 @@
 
 #include <nexp/nexp.hpp>
 #include <nexp/tensor_dataset.hpp>
+#include <nexp/torch.hpp>
 
 #include <cstdint>
 #include <optional>

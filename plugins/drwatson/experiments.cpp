@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <fmt/ranges.h>
 #include <tbb/parallel_for.h>
+#include <nexp/torch.hpp>
 #include <torch/serialize.h>
 
 #include <algorithm>
@@ -194,7 +195,7 @@ Trained train(nexp::RunContext& ctx, const FleetSpec& fleet, const TrainSpec& sp
     model = EventEncoder(config);
   }
   // Training runs on the run's device (the HAL's); the optimiser is built after the move.
-  const c10::Device device = ctx.torch_device();
+  const c10::Device device = nexp::torch_device(ctx);
   model->to(device);
   std::unique_ptr<torch::optim::Adam> opt;
   if (auto dir = ctx.checkpoint()) {
@@ -457,7 +458,7 @@ void run_finetune(nexp::RunContext& ctx) {
   Trained t = train(ctx, fleet, spec);
   if (t.stopped) return;
   save_encoder(t.model, t.temperature, ctx.artifacts_dir() / "model.pt");
-  ctx.score_predictions(spec.finetune_steps, "test", t.test_probs, t.test_labels);
+  nexp::score_predictions(ctx, spec.finetune_steps, "test", t.test_probs, t.test_labels);
   ctx.summary("majority_accuracy", t.majority_accuracy);
   ctx.summary("logistic_test_accuracy", t.logistic_test_accuracy);
   ctx.summary("temperature", t.temperature);
@@ -607,7 +608,7 @@ NodeView events_of(const std::string& text, LogFormat format, const RawCodes& co
 ProbeResult probe_device(nexp::RunContext& ctx, std::int64_t steps, std::int64_t n) {
   ProbeResult r;
   if (steps <= 0) return r;
-  const c10::Device device = ctx.torch_device();
+  const c10::Device device = nexp::torch_device(ctx);
   auto grid = at::arange(n * n, at::kDouble).reshape({n, n});
   const at::Tensor a64 = at::sin(grid * 0.37), b64 = at::cos(grid * 0.11) / static_cast<double>(n);
   const at::Tensor reference = a64.matmul(b64);

@@ -1,6 +1,7 @@
 #include "simaccel.hpp"
 
 #include <ATen/ATen.h>
+#include <nexp/torch.hpp>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -147,7 +148,7 @@ void run_burn_in(nexp::RunContext& ctx) {
   const at::Tensor a64 = at::sin(grid * 0.37), b64 = at::cos(grid * 0.11) / static_cast<double>(n);
   const at::Tensor reference = a64.matmul(b64);
   const double scale = reference.abs().max().item<double>();
-  const at::Tensor a = a64.to(at::kFloat).to(ctx.torch_device()), b = b64.to(at::kFloat).to(ctx.torch_device());
+  const at::Tensor a = a64.to(at::kFloat).to(nexp::torch_device(ctx)), b = b64.to(at::kFloat).to(nexp::torch_device(ctx));
   const nexp::Telemetry before = ctx.device().telemetry();
   double worst = 0;
   std::vector<double> seconds;

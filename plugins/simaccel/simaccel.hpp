@@ -1,7 +1,7 @@
 #pragma once
 // simaccel: a simulated accelerator backend for nexp's HAL.
 //
-// It computes on the host CPU (its torch_device() is the CPU) but is a device of its own: its own
+// It computes on the host CPU (its tensor_device() is the CPU) but is a device of its own: its own
 // ids (simaccel:0, simaccel:1, ...), a memory limit, telemetry (temperature, power, clock, ECC
 // counters, link state and errors, throttling) that evolves with the work it does, and faults
 // injected from the config's device options, which strike from a given step on (Device::on_step is
@@ -72,7 +72,7 @@ class SimAccelDevice final : public nexp::Device {
   nexp::DeviceInfo info() const override;
   nexp::Telemetry telemetry() const override;
   nexp::Health health() const override;
-  c10::Device torch_device() const override { return c10::Device(c10::kCPU); }
+  std::string tensor_device() const override { return "cpu"; }
   void on_step(std::int64_t step) override;
 
   // Claims device memory for a working set; throws nexp::ConfigError when it does not fit. Returns

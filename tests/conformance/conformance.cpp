@@ -1,5 +1,8 @@
-// The plugin conformance suite. Every plugin runs it (nexp_add_plugin adds the test):
-//   nexp_conformance --plugin libnexp_plugin_<slug>.so --config configs/<slug>/smoke.yaml
+// The plugin conformance suite. Every plugin runs it twice (nexp_add_plugin adds both tests):
+//   nexp_conformance --plugin libnexp_plugin_<slug>.so --config configs/<slug>/smoke.yaml --load lazy|all
+// `lazy` loads what `nexp run` loads: only the plugins the smoke config names, found in the plugin's
+// folder (a plugin that works only when another happens to be loaded first fails here). `all` loads
+// every plugin of that folder first, as `nexp list` does (a plugin that breaks another fails there).
 // It loads the plugin through the real loader, round-trips every schema through YAML, checks that bad
 // keys, types and ranges are refused, runs the smoke config to completion with finite metrics, checks
 // that the same seed gives the same metrics, and that an interrupted run resumed from its checkpoint
@@ -23,23 +26,26 @@ using namespace nexp;
 
 namespace {
 
-std::string g_plugin, g_config;
+std::string g_plugin, g_config, g_load = "lazy";
 fs::path g_runs;
 
 Registry& registry() {
-  static bool loaded = false;
-  if (!loaded) {
-    loaded = true;
-    load_plugin(Registry::global(), g_plugin);
+  static Registry* registry = nullptr;  // never destroyed: plugins' specs may hold LibTorch objects
+  if (!registry) {
+    registry = new Registry();
+    const std::vector<fs::path> dirs{fs::path(g_plugin).parent_path()};
+    std::vector<LoadFailure> failures = g_load == "all" ? load_plugins(*registry, dirs)
+                                                        : load_plugins_for(*registry, dirs, names_in_config(read_yaml_file(g_config), {}));
+    for (const auto& f : failures) ADD_FAILURE() << "plugin not loaded: " << f.message;
   }
-  return Registry::global();
+  return *registry;
 }
 
 const PluginRecord& plugin() {
-  registry();
   for (const auto& p : registry().plugins())
     if (p.path == fs::weakly_canonical(g_plugin).string()) return p;
-  throw std::runtime_error("plugin not registered");
+  throw std::runtime_error("the smoke config " + g_config + " does not name " + g_plugin +
+                           " (its method, dataset or device must be the plugin's)");
 }
 
 Experiment smoke(std::vector<std::string> extra = {}) {
@@ -184,9 +190,10 @@ int main(int argc, char** argv) {
     std::string a = argv[i];
     if (a == "--plugin") g_plugin = argv[++i];
     else if (a == "--config") g_config = argv[++i];
+    else if (a == "--load") g_load = argv[++i];
   }
-  if (g_plugin.empty() || g_config.empty()) {
-    std::fprintf(stderr, "usage: nexp_conformance --plugin <libnexp_plugin_x.so> --config <smoke.yaml>\n");
+  if (g_plugin.empty() || g_config.empty() || (g_load != "lazy" && g_load != "all")) {
+    std::fprintf(stderr, "usage: nexp_conformance --plugin <libnexp_plugin_x.so> --config <smoke.yaml> [--load lazy|all]\n");
     return 2;
   }
   char tmpl[] = "/tmp/nexp-conformance-XXXXXX";

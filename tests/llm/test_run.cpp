@@ -27,11 +27,11 @@ struct AskOptions {
 
 // A method that asks the endpoint `fake` `questions` seeded questions.
 Registry& registry() {
-  static bool done = false;
-  if (!done) {
-    done = true;
+  static Registry* registry = nullptr;  // never destroyed, like the CLI's
+  if (!registry) {
+    registry = new Registry();
     PluginRecord record{"llmtest", "1", "language-model test methods", "", "", "", ""};
-    Registry::global().register_plugin(record, [](Registrar& r) {
+    registry->register_plugin(record, [](Registrar& r) {
       r.metric("answered", Direction::Maximize, "questions answered");
       r.method("llmtest.ask", "asks an endpoint seeded questions", [](RunContext& ctx) {
          const auto n = ctx.options<AskOptions>().questions;
@@ -49,7 +49,7 @@ Registry& registry() {
     });
     configure_logging(Verbosity::Quiet);
   }
-  return Registry::global();
+  return *registry;
 }
 
 struct Folder {

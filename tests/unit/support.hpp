@@ -37,14 +37,21 @@ inline std::filesystem::path fixture(const std::string& slug) {
   return std::filesystem::path(broken ? NEXP_BROKEN_FIXTURE_DIR : NEXP_FIXTURE_DIR) / ("libnexp_plugin_" + slug + ".so");
 }
 
-// The global registry with the scaffold's plugin (method scaffold_check.fit, resumable) loaded.
+// The tests' registry, with core's components. Never destroyed: a plugin's specs may hold LibTorch
+// objects, which must not be destroyed after LibTorch's own statics at exit.
+inline Registry& test_registry() {
+  static Registry* registry = new Registry();
+  return *registry;
+}
+
+// The tests' registry with the scaffold's plugin (method scaffold_check.fit, resumable) loaded.
 inline Registry& registry_with_scaffold() {
   static bool loaded = false;
   if (!loaded) {
     loaded = true;
-    load_plugin(Registry::global(), fixture("scaffold_check"));
+    load_plugin(test_registry(), fixture("scaffold_check"));
   }
-  return Registry::global();
+  return test_registry();
 }
 
 }  // namespace nexp::test

@@ -1,4 +1,4 @@
-// Core data readers and prediction metrics against hand-computed values.
+// Core's tensor data sets and prediction metrics (libnexp_torch) against hand-computed values.
 #include <gtest/gtest.h>
 
 #include <ATen/ATen.h>
@@ -29,7 +29,7 @@ struct NoContext final : RunContext {
   spdlog::logger& log() override { throw Error("no log"); }
   void log_metrics(std::int64_t, const std::map<std::string, double>&) override {}
   void summary(const std::string&, double) override {}
-  std::map<std::string, double> score_predictions(std::int64_t, const std::string&, const at::Tensor&, const at::Tensor&) override { return {}; }
+  std::vector<const MetricSpec*> prediction_metrics(const std::string&) const override { return {}; }
   Progress progress(std::int64_t, const std::string&) override { throw Error("no progress"); }
   std::filesystem::path artifacts_dir() const override { return "/nonexistent"; }
   llm::Client& llm(const std::string&) override { throw Error("no language model"); }
@@ -47,7 +47,7 @@ Params defaults(const Schema& s, std::map<std::string, Value> set) {
 }
 
 std::shared_ptr<TensorDataset> make(const std::string& name, std::map<std::string, Value> set) {
-  const DatasetSpec* spec = Registry::global().find_dataset(name);
+  const DatasetSpec* spec = test_registry().find_dataset(name);
   NoContext ctx;
   return std::dynamic_pointer_cast<TensorDataset>(spec->make(defaults(spec->schema, std::move(set)), ctx));
 }
@@ -118,7 +118,7 @@ TEST(Data, MissingInstalledDataNamesTheSetupCommand) {
 TEST(Metrics, PredictionMetricsMatchHandComputedValues) {
   at::Tensor probs = at::tensor({0.7, 0.2, 0.1, 0.1, 0.6, 0.3, 0.3, 0.3, 0.4, 0.5, 0.25, 0.25}, at::kDouble).view({4, 3});
   at::Tensor labels = at::tensor({0, 2, 2, 1}, at::kLong);
-  auto metric = [&](const char* name) { return Registry::global().find_metric(name)->from_predictions(probs, labels); };
+  auto metric = [&](const char* name) { return test_registry().find_metric(name)->from_predictions(probs, labels); };
   EXPECT_DOUBLE_EQ(metric("accuracy"), 0.5);  // rows 0 and 2 are right
   EXPECT_NEAR(metric("nll"), -(std::log(0.7) + std::log(0.3) + std::log(0.4) + std::log(0.25)) / 4, 1e-12);
   const double brier = ((0.09 + 0.04 + 0.01) + (0.01 + 0.36 + 0.49) + (0.09 + 0.09 + 0.36) + (0.25 + 0.5625 + 0.0625)) / 4;

@@ -24,7 +24,8 @@ std::string applied(const std::string& text, const std::string& key) {
   YAML::Node root = YAML::Load(kTree);
   try {
     const std::vector<Override> os = {parse_override(text)};
-    apply_overrides(root, os, "test.yaml", Registry::global());
+    static const Registry registry;  // core only
+    apply_overrides(root, os, "test.yaml", registry);
   } catch (const ConfigError& e) {
     return std::string("error: ") + e.what();
   }

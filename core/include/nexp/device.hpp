@@ -1,9 +1,10 @@
 #pragma once
 // The hardware abstraction layer. A backend enumerates devices; a device reports what it is, how it
-// is doing, and the torch::Device on which a method's tensors run. CPU and CUDA backends live in core;
-// a plugin can register a backend for a custom accelerator (see plugins/simaccel).
-#include <c10/core/Device.h>
-
+// is doing, and where a method's tensors run. CPU and CUDA backends live in core; a plugin can
+// register a backend for a custom accelerator (see plugins/simaccel).
+//
+// The HAL does not depend on LibTorch (core does not link it): a device names its tensor device in
+// LibTorch's syntax, and nexp::torch_device() (<nexp/torch.hpp>) turns that into a c10::Device.
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -45,7 +46,9 @@ class NEXP_API Device {
   virtual DeviceInfo info() const = 0;
   virtual Telemetry telemetry() const = 0;
   virtual Health health() const = 0;
-  virtual c10::Device torch_device() const = 0;
+  // Where this device's tensors live, in LibTorch's device syntax: "cpu", "cuda:1", "privateuseone:0".
+  // A simulated accelerator that computes on the host says "cpu".
+  virtual std::string tensor_device() const = 0;
   // Called by core at each step a method reports (log_metrics, progress). A simulated accelerator
   // injects its faults here (slow down, hang, raise); real devices do nothing.
   virtual void on_step(std::int64_t step);
@@ -62,7 +65,9 @@ class NEXP_API DeviceBackend {
 using DeviceBackendFactory = std::function<std::shared_ptr<DeviceBackend>(const Params& options)>;
 
 struct NEXP_API DeviceBackendSpec {
-  std::string name;  // the `<name>` of `device: <name>:N`
+  // The `<name>` of `device: <name>:N`. A plugin's backend is named after it: `<slug>` or
+  // `<slug>.<name>`, so that `nexp run` knows which plugin to load from the config alone.
+  std::string name;
   std::string summary;
   Schema schema;
   // `device: auto` takes the first device of the available backend with the highest priority

@@ -24,7 +24,7 @@ struct NEXP_API MethodSpec {
   // Metrics the method reports (logged or summarised); each must be registered by the plugin or
   // core. The config's `metrics:` list may name only these (and prediction metrics, below).
   std::vector<std::string> metrics;
-  // Calls RunContext::score_predictions(), so core's prediction metrics (accuracy, nll, ece, brier)
+  // Calls nexp::score_predictions() (<nexp/torch.hpp>), so core's prediction metrics (accuracy, nll, ece, brier)
   // can be asked for.
   bool predictions = false;
   // Saves checkpoints and continues from RunContext::checkpoint() when resumed.

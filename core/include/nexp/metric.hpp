@@ -1,7 +1,7 @@
 #pragma once
 // Metrics: named scalars with a direction. A method reports them through RunContext::log_metrics()
-// and RunContext::summary(); prediction metrics (accuracy, NLL, calibration) are computed by core
-// from class probabilities given to RunContext::score_predictions().
+// and RunContext::summary(); prediction metrics (accuracy, NLL, calibration) are computed from class
+// probabilities given to nexp::score_predictions() (<nexp/torch.hpp>, in libnexp_torch.so).
 #include <functional>
 #include <string>
 
@@ -17,7 +17,8 @@ enum class Direction { Minimize, Maximize, None };
 
 NEXP_API const char* direction_name(Direction direction);  // "min", "max", "none"
 
-// probs: [N, C] class probabilities (rows sum to 1); labels: [N] int64 class indices.
+// probs: [N, C] class probabilities (rows sum to 1); labels: [N] int64 class indices. Only code that
+// links LibTorch calls it; the declaration needs no LibTorch header.
 using PredictionMetricFn = std::function<double(const at::Tensor& probs, const at::Tensor& labels)>;
 
 struct NEXP_API MetricSpec {

@@ -8,7 +8,11 @@
 // Bump NEXP_ABI_VERSION whenever nexp_plugin_info changes layout or meaning, or any SDK type that
 // crosses the boundary (Registrar, the *Spec structs, RunContext, Dataset, Device) changes layout or
 // virtual functions. The fingerprint catches the rest: a plugin built by another compiler major,
-// another LibTorch, another libstdc++ string ABI, or with CUDA where core has none.
+// another LibTorch, spdlog or fmt, another libstdc++ string ABI, or with CUDA where core has none.
+//
+// Version 2: core no longer links LibTorch. Device::torch_device() became tensor_device() (a string),
+// RunContext::torch_device() and score_predictions() moved to <nexp/torch.hpp> (libnexp_torch), and
+// RunContext gained prediction_metrics(); a device backend is named after its plugin.
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -23,7 +27,7 @@
 #include "nexp/run_context.hpp"
 #include "nexp/version.hpp"
 
-#define NEXP_ABI_VERSION 1
+#define NEXP_ABI_VERSION 2
 
 namespace nexp {
 

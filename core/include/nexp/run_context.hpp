@@ -3,8 +3,6 @@
 // the run folder, no thread-pool or logger settings (core owns those).
 #include <spdlog/logger.h>
 
-#include <c10/core/Device.h>
-
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -23,15 +21,12 @@
 #include "nexp/error.hpp"
 #include "nexp/options.hpp"
 #include "nexp/export.hpp"
+#include "nexp/metric.hpp"
 #include "nexp/random.hpp"
 #include "nexp/stats.hpp"
 
 namespace nexp::llm {
 class Client;
-}
-
-namespace at {
-class Tensor;
 }
 
 namespace nexp {
@@ -77,8 +72,7 @@ class NEXP_API RunContext {
   virtual const std::vector<std::string>& selected_metrics() const = 0;
 
   // ---- Where to run
-  virtual Device& device() = 0;
-  c10::Device torch_device() { return device().torch_device(); }
+  virtual Device& device() = 0;  // its tensors go to nexp::torch_device(ctx) (<nexp/torch.hpp>)
   virtual int threads() const = 0;  // core has already set torch's and oneTBB's pools to this
 
   // ---- Randomness: before run(), core seeds torch's default generator and rng() from seed().
@@ -105,11 +99,10 @@ class NEXP_API RunContext {
     summary(name + "_ci_low", interval.low);
     summary(name + "_ci_high", interval.high);
   }
-  // Computes the prediction metrics of core (accuracy, nll, ece, brier) that the config selects
-  // from probs [N, C] and labels [N], logs them at `step` as "<prefix>_<metric>" and returns them.
-  virtual std::map<std::string, double> score_predictions(std::int64_t step, const std::string& prefix,
-                                                          const at::Tensor& probs,
-                                                          const at::Tensor& labels) = 0;
+  // The prediction metrics (MetricSpec::from_predictions) that the config selects for `prefix`
+  // ("accuracy" or "<prefix>_accuracy"); all of them when it selects none. nexp::score_predictions()
+  // (<nexp/torch.hpp>) computes them from a method's class probabilities.
+  virtual std::vector<const MetricSpec*> prediction_metrics(const std::string& prefix) const = 0;
   virtual Progress progress(std::int64_t total, const std::string& label) = 0;
 
   // ---- Language models (nexp/llm.hpp): the client of an endpoint the config's `llm:` section names

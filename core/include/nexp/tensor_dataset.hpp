@@ -1,5 +1,6 @@
 #pragma once
 // The tensor data sets core ships (Fashion-MNIST, MNIST, the scikit-learn tables, CSV and NPY files).
+// Built by libnexp_torch.so: a plugin that reads them declares TORCH in nexp_add_plugin().
 #include <ATen/core/Tensor.h>
 
 #include <cstdint>

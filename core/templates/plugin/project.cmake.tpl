@@ -12,4 +12,5 @@ set(NEXP_CONFIGS_DIR ${CMAKE_CURRENT_SOURCE_DIR}/configs/..)
 nexp_add_plugin(@SLUG@
   SOURCES plugin.cpp @SLUG@.cpp
   TESTS tests/test_@SLUG@.cpp
-  SMOKE_CONFIG ${CMAKE_CURRENT_SOURCE_DIR}/configs/smoke.yaml)
+  SMOKE_CONFIG ${CMAKE_CURRENT_SOURCE_DIR}/configs/smoke.yaml
+  TORCH)

@@ -521,8 +521,9 @@ namespace {
 // steps; returns the events DrWatson reads from its telemetry (as the TPU-like platform).
 NodeView simaccel_events(const std::string& fault, std::int64_t steps = 8) {
   static nexp::Registry& registry = [] () -> nexp::Registry& {
-    nexp::load_plugin(nexp::Registry::global(), DRWATSON_SIMACCEL_PLUGIN);
-    return nexp::Registry::global();
+    auto* r = new nexp::Registry();  // never destroyed, like the plugin it loads
+    nexp::load_plugin(*r, DRWATSON_SIMACCEL_PLUGIN);
+    return *r;
   }();
   nexp::Params options(std::map<std::string, nexp::Value>{
       {"devices", std::int64_t{2}}, {"memory_mb", std::int64_t{1024}}, {"fault", fault}, {"fault_device", std::int64_t{0}},

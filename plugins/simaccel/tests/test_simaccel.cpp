@@ -4,6 +4,8 @@
 
 #include <chrono>
 
+#include <nexp/torch.hpp>
+
 #include "simaccel.hpp"
 
 namespace {
@@ -30,7 +32,7 @@ TEST(SimAccel, HealthyDeviceStaysHealthyUnderLoad) {
   EXPECT_EQ(value(t, "link_up"), 1);
   EXPECT_NEAR(value(t, "temperature_c"), 62, 1);  // warmed up towards its load temperature
   EXPECT_EQ(d.info().id, "simaccel:0");
-  EXPECT_EQ(d.torch_device().type(), c10::kCPU);
+  EXPECT_EQ(nexp::torch_device(d).type(), c10::kCPU);
 }
 
 TEST(SimAccel, EccStormStartsAtOnsetOnTheFaultyDeviceOnly) {

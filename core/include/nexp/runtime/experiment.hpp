@@ -42,6 +42,10 @@ struct NEXP_API Experiment {
   YAML::Node slurm;  // the raw `slurm:` block
   LlmConfig llm;     // the `llm:` section: language-model endpoints (none by default)
   std::filesystem::path source;  // the config file
+  // The schemas it was resolved against, which order its sections when written back.
+  struct {
+    Schema params, dataset, device;
+  } schemas;
 
   // The resolved config, every default filled in, keys in a fixed order (what config.yaml holds).
   YAML::Node to_yaml() const;

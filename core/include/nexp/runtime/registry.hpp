@@ -1,6 +1,6 @@
 #pragma once
-// The registry of methods, datasets, metrics and device backends: one per process (global()), filled
-// by core's own components and then by each plugin the loader accepts.
+// The registry of methods, datasets, metrics and device backends: core's own components, then those of
+// each plugin the loader accepts. The CLI owns one and passes it to whatever needs it.
 #include <map>
 #include <memory>
 #include <string>
@@ -26,13 +26,11 @@ class StagingRegistrar;
 
 class NEXP_API Registry {
  public:
+  // With core's components (the "core" plugin) registered.
   Registry();
   ~Registry();
   Registry(const Registry&) = delete;
   Registry& operator=(const Registry&) = delete;
-
-  // The process-wide registry, with core's components already registered.
-  static Registry& global();
 
   const MethodSpec* find_method(std::string_view name) const;
   const DatasetSpec* find_dataset(std::string_view name) const;
