@@ -1,22 +1,11 @@
-// The loader refuses each kind of bad plugin with a message naming the file, the expected and the found.
+// core/src/loader.cpp: the loader refuses each kind of bad plugin with a message naming the file, the
+// expected and the found.
 #include <gtest/gtest.h>
 
 #include "support.hpp"
 
 using namespace nexp;
 using namespace nexp::test;
-
-namespace {
-std::string refusal(Registry& r, const std::filesystem::path& file) {
-  try {
-    load_plugin(r, file);
-  } catch (const PluginError& e) {
-    return e.what();
-  }
-  return "";
-}
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
-}  // namespace
 
 TEST(Loader, LoadsTheScaffoldPlugin) {
   Registry r;
@@ -43,24 +32,6 @@ TEST(Loader, RefusesAMissingEntryPoint) {
   auto msg = refusal(r, fixture("fixture_no_entry"));
   EXPECT_TRUE(contains(msg, "no entry point 'nexp_plugin_get_info'")) << msg;
   EXPECT_TRUE(contains(msg, "libnexp_plugin_fixture_no_entry.so")) << msg;
-}
-
-TEST(Loader, RollsBackAThrowingRegistration) {
-  Registry r;
-  auto msg = refusal(r, fixture("fixture_throws"));
-  EXPECT_TRUE(contains(msg, "fixture registration failure")) << msg;
-  EXPECT_TRUE(contains(msg, "Nothing of it was registered")) << msg;
-  EXPECT_EQ(r.find_method("fixture_throws.half"), nullptr);
-  EXPECT_EQ(r.plugin("fixture_throws"), nullptr);
-}
-
-TEST(Loader, RefusesADuplicateNameNamingBothFiles) {
-  Registry r;
-  load_plugin(r, fixture("scaffold_check"));
-  auto msg = refusal(r, fixture("fixture_duplicate"));
-  EXPECT_TRUE(contains(msg, "libnexp_plugin_scaffold_check.so")) << msg;
-  EXPECT_TRUE(contains(msg, "libnexp_plugin_fixture_duplicate.so")) << msg;
-  EXPECT_EQ(r.find_method("scaffold_check.other"), nullptr);
 }
 
 TEST(Loader, RefusesAForeignFingerprint) {

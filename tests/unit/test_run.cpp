@@ -1,12 +1,10 @@
-// Run folders, the index, checkpoints and resume.
+// core/src/run.cpp: a run folder, checkpoints and resume, threads, and failures whatever their text.
 #include <gtest/gtest.h>
 
 #include <signal.h>
 #include <sys/resource.h>
 
 #include <fstream>
-#include <set>
-#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -20,24 +18,11 @@
 
 using namespace nexp;
 using namespace nexp::test;
+using namespace nexp::test::scaffold_runs;
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
 namespace {
-
-Experiment scaffold_experiment(const fs::path& runs, std::vector<std::string> extra = {}) {
-  std::vector<Override> os = {parse_override("runs_dir=" + runs.string()), parse_override("threads=1")};
-  for (const auto& e : extra) os.push_back(parse_override(e));
-  return load_experiment(NEXP_SCAFFOLD_SMOKE, os, registry_with_scaffold());
-}
-
-RunResult run(const Experiment& e, int stop_after = 0) {
-  RunOptions o;
-  o.handle_signals = false;
-  o.stop_after_checkpoints = stop_after;
-  o.command_line = "test";
-  return run_experiment(e, o, registry_with_scaffold());
-}
 
 std::vector<json> metric_lines(const fs::path& folder) {
   std::vector<json> out;
@@ -86,18 +71,6 @@ RunResult run_failing(const TempDir& dir, const std::string& kind, int padding =
   o.handle_signals = false;
   return run_experiment(e, o, registry_with_failing_method());
 }
-
-// Any pid above the kernel's pid_max belongs to no process.
-long unused_pid() {
-  long max = 4194304;
-  std::ifstream("/proc/sys/kernel/pid_max") >> max;
-  return max + 1;
-}
-
-struct Quiet : ::testing::Environment {
-  void SetUp() override { configure_logging(Verbosity::Quiet); }
-};
-const auto* quiet = ::testing::AddGlobalTestEnvironment(new Quiet);
 
 }  // namespace
 
@@ -152,51 +125,6 @@ TEST(Runs, ResumeFromACheckpointEndsWhereTheFullRunEnds) {
   }
   EXPECT_TRUE(json::parse(read_file(resumed.folder / "meta.json")).contains("resumed"));
   EXPECT_THROW(resume_run(resumed.folder, o, registry_with_scaffold()), ConfigError) << "completed runs do not resume";
-}
-
-TEST(Runs, IndexAnswersQueriesAndRebuildsFromFolders) {
-  TempDir dir;
-  const fs::path runs = dir.path / "runs";
-  for (int seed : {1, 2, 3}) ASSERT_EQ(run(scaffold_experiment(runs, {"seed=" + std::to_string(seed)})).status, RunStatus::Completed);
-  run(scaffold_experiment(runs, {"experiment=other"}));
-  RunIndex index(runs);
-  RunQuery q;
-  q.experiment = "smoke";
-  q.sort_metric = "mse";
-  q.descending = false;
-  auto found = index.query(q);
-  ASSERT_EQ(found.size(), 3u);
-  EXPECT_LE(found[0].summary["mse"], found[1].summary["mse"]);
-  EXPECT_LE(found[1].summary["mse"], found[2].summary["mse"]);
-  EXPECT_EQ(found[0].params.at("dataset.name"), "scaffold_check.linear");
-  EXPECT_EQ(index.query({}).size(), 4u);
-  fs::remove(runs / "nexp.db");
-  fs::remove(runs / "nexp.db-wal");
-  fs::remove(runs / "nexp.db-shm");
-  EXPECT_EQ(RunIndex(runs).reindex(), 4);
-  auto by_prefix = RunIndex(runs).find(found[0].id.substr(0, 26));
-  ASSERT_TRUE(by_prefix.has_value());
-  EXPECT_EQ(by_prefix->id, found[0].id);
-  EXPECT_EQ(locate_run(found[0].id, runs), found[0].folder);
-}
-
-TEST(Runs, ConcurrentWritersLoseNoRow) {
-  TempDir dir;
-  Experiment e = scaffold_experiment(dir.path / "runs");
-  RunResult r = run(e);
-  RunRecord base = read_run_folder(r.folder);
-  std::vector<std::thread> writers;
-  for (int w = 0; w < 4; ++w)
-    writers.emplace_back([&, w] {
-      RunIndex index(dir.path / "runs");  // one connection per writer, as separate processes have
-      for (int i = 0; i < 25; ++i) {
-        RunRecord copy = base;
-        copy.id = "w" + std::to_string(w) + "-" + std::to_string(i);
-        index.upsert(copy);
-      }
-    });
-  for (auto& t : writers) t.join();
-  EXPECT_EQ(RunIndex(dir.path / "runs").query({}).size(), 101u);
 }
 
 TEST(Runs, AMissingDeviceFailsTheRunWithAClearStatus) {
@@ -278,75 +206,4 @@ TEST(Runs, AStatusThatCannotBeWrittenFallsBackToPlainAscii) {
   EXPECT_NE(error.find("File too large"), std::string::npos) << error;
   EXPECT_NE(error.find("the method failed on line 1 reads 'caf\\xE9 \\xFF'"), std::string::npos) << error;
   EXPECT_EQ(read_run_folder(r.folder).status, RunStatus::Failed);
-}
-
-// A run marked running whose process is gone (its pid unused, or reused by another process) reads
-// as interrupted (process gone): from the folder, in the index after refresh_running and reindex.
-TEST(Runs, ARunningRunWhoseProcessIsGoneReadsAsInterrupted) {
-  TempDir dir;
-  const fs::path runs = dir.path / "runs";
-  RunResult r = run(scaffold_experiment(runs));
-  ASSERT_EQ(r.status, RunStatus::Completed) << r.error;
-  json status = json::parse(read_file(r.folder / "status.json"));
-  status["status"] = "running";
-  auto mark = [&](long pid, std::uint64_t start) {
-    status["pid"] = pid;
-    status["process_start"] = start;
-    write_file_atomic(r.folder / "status.json", status.dump());
-  };
-  const RunProcess self = RunProcess::self();
-  ASSERT_GT(self.start, 0u);
-  mark(self.pid, self.start);
-  EXPECT_EQ(read_run_folder(r.folder).status, RunStatus::Running) << "this process is alive";
-  RunIndex(runs).upsert(read_run_folder(r.folder));
-  EXPECT_EQ(RunIndex(runs).refresh_running(), 0);
-  mark(self.pid, self.start + 1);
-  EXPECT_EQ(read_run_folder(r.folder).status_text(), "interrupted (process gone)") << "a reused pid";
-  mark(unused_pid(), 0);
-  EXPECT_EQ(read_run_folder(r.folder).status_text(), "interrupted (process gone)") << "an unused pid";
-  EXPECT_TRUE(process_gone(status));
-  EXPECT_EQ(RunIndex(runs).refresh_running(), 1);
-  RunQuery q;
-  q.status = RunStatus::Interrupted;
-  auto found = RunIndex(runs).query(q);
-  ASSERT_EQ(found.size(), 1u);
-  EXPECT_EQ(found[0].reason, "process gone");
-  EXPECT_EQ(RunIndex(runs).reindex(), 1);
-  EXPECT_EQ(RunIndex(runs).query(q).size(), 1u);
-  status["host"] = "another-host";
-  EXPECT_FALSE(process_gone(status)) << "a run of another host is never judged from here";
-  status["host"] = self.host;
-  mark(self.pid, self.start);
-  EXPECT_THROW(resume_run(r.folder, RunOptions{}, registry_with_scaffold()), ConfigError) << "a live run is not resumed";
-}
-
-// A second stop signal while core closes the run (after the method stopped at a checkpoint) does not
-// touch the status that is being written: the run ends interrupted (checkpointed), and nexp exits
-// with 130. --resume continues from the last committed checkpoint.
-TEST(Runs, ASecondSignalWhileTheRunClosesEndsItCheckpointedWith130) {
-  TempDir dir;
-  Experiment e = scaffold_experiment(dir.path / "runs");
-  RunResult full = run(e);
-  RunOptions o;
-  o.handle_signals = true;
-  o.stop_after_checkpoints = 3;
-  o.on_finished = [](const RunResult&) {
-    ::raise(SIGINT);  // the first stop signal (the stop itself came from stop_after_checkpoints)
-    ::raise(SIGINT);  // the second
-  };
-  RunResult part = run_experiment(e, o, registry_with_scaffold());
-  EXPECT_EQ(part.status, RunStatus::Interrupted);
-  EXPECT_EQ(part.reason, "checkpointed");
-  EXPECT_TRUE(part.aborted);
-  EXPECT_EQ(part.exit_code(), 130);
-  const json status = json::parse(read_file(part.folder / "status.json"));
-  EXPECT_EQ(status["status"], "interrupted");
-  EXPECT_EQ(status["reason"], "checkpointed");
-  EXPECT_EQ(read_file(part.folder / "checkpoints" / "LATEST"), "ckpt-000003");
-  RunOptions quiet;
-  quiet.handle_signals = false;
-  RunResult resumed = resume_run(part.folder, quiet, registry_with_scaffold());
-  ASSERT_EQ(resumed.status, RunStatus::Completed) << resumed.error;
-  EXPECT_EQ(resumed.summary, full.summary);
-  EXPECT_EQ(resumed.exit_code(), 0);
 }

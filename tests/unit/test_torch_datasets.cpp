@@ -1,4 +1,5 @@
-// Core's tensor data sets and prediction metrics (libnexp_torch) against hand-computed values.
+// core/src/torch/datasets.cpp and core/src/torch/predictions.cpp (libnexp_torch): tensor data sets and
+// prediction metrics against hand-computed values.
 #include <gtest/gtest.h>
 
 #include <ATen/ATen.h>
@@ -6,7 +7,6 @@
 #include <cmath>
 #include <fstream>
 
-#include "nexp/runtime/util.hpp"
 #include "nexp/tensor_dataset.hpp"
 #include "support.hpp"
 
@@ -125,11 +125,4 @@ TEST(Metrics, PredictionMetricsMatchHandComputedValues) {
   EXPECT_NEAR(metric("brier"), brier, 1e-12);
   // ECE, 15 bins: confidences 0.7 (right), 0.6 (wrong), 0.4 (right), 0.5 (wrong) fall in 4 bins.
   EXPECT_NEAR(metric("ece"), (0.3 + 0.6 + 0.6 + 0.5) / 4, 1e-12);
-}
-
-TEST(Util, Sha256MatchesTheStandardVector) {
-  EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-  TempDir dir;
-  write_file_atomic(dir.path / "f.txt", "abc");
-  EXPECT_EQ(sha256_file(dir.path / "f.txt"), sha256_hex("abc"));
 }

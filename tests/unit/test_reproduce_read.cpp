@@ -1,0 +1,75 @@
+// core/src/reproduce_read.cpp: a check's value read from a run's summary, an artifact, or a sweep's trials.
+#include <gtest/gtest.h>
+
+#include "nexp/runtime/reproduce.hpp"
+#include "nexp/runtime/sweep.hpp"
+#include "nexp/runtime/util.hpp"
+#include "support.hpp"
+
+using namespace nexp;
+using namespace nexp::test;
+namespace fs = std::filesystem;
+
+TEST(Reproduce, ReadsSummariesArtifactsAndSweepTrials) {
+  TempDir dir;
+  const fs::path runs = dir.path / "runs";
+  Registry& registry = registry_with_scaffold();
+  const std::vector<Override> os = {parse_override("runs_dir=" + runs.string()), parse_override("threads=1")};
+  RunOptions ro;
+  ro.handle_signals = false;
+  const RunResult r = run_experiment(load_experiment(NEXP_SCAFFOLD_SMOKE, os, registry), ro, registry);
+  ASSERT_EQ(r.status, RunStatus::Completed) << r.error;
+  write_file_atomic(r.folder / "artifacts" / "t.csv", "policy,hours,note\nincumbent,10,\"a, b\"\noracle,4,x\nincumbent,20,y\n");
+
+  ResultCheck c;
+  c.metric = "mse";
+  std::string why;
+  ASSERT_TRUE(read_check(c, r.folder, &why)) << why;
+  EXPECT_DOUBLE_EQ(*read_check(c, r.folder, nullptr), r.summary.at("mse"));
+  c.metric = "nothing";
+  EXPECT_FALSE(read_check(c, r.folder, &why));
+  EXPECT_NE(why.find("no 'nothing'"), std::string::npos) << why;
+
+  ResultCheck a;
+  a.artifact = "t.csv";
+  a.column = "hours";
+  a.where = {{"policy", {"oracle"}}};
+  EXPECT_DOUBLE_EQ(*read_check(a, r.folder, nullptr), 4);
+  a.where = {{"policy", {"incumbent", "oracle"}}};
+  a.aggregate = "sum";
+  EXPECT_DOUBLE_EQ(*read_check(a, r.folder, nullptr), 34) << "any of a list";
+  a.aggregate = "only";
+  a.where = {{"policy", {"incumbent"}}};
+  EXPECT_FALSE(read_check(a, r.folder, &why)) << "two rows match and no aggregate";
+  EXPECT_NE(why.find("2 values match"), std::string::npos) << why;
+  a.aggregate = "mean";
+  EXPECT_DOUBLE_EQ(*read_check(a, r.folder, nullptr), 15);
+  a.aggregate = "count";
+  EXPECT_DOUBLE_EQ(*read_check(a, r.folder, nullptr), 2);
+
+  // A sweep: seeds 0..2 for two learning rates; the mean over one lr's trials, minus the other's.
+  SweepPlan plan = plan_sweep(NEXP_SCAFFOLD_SMOKE, os, {"params.lr=0.01,0.05", "seed=range(0,3)"}, registry);
+  prepare_sweep_folder(plan, false);
+  std::map<std::string, std::vector<double>> mse;
+  for (const auto& t : plan.trials) {
+    const RunResult tr = run_trial(plan, t.index, 1, ro, registry);
+    ASSERT_EQ(tr.status, RunStatus::Completed) << tr.error;
+    mse[t.value("params.lr")].push_back(tr.summary.at("mse"));
+  }
+  ResultCheck s;
+  s.metric = "mse";
+  s.trials = {{"params.lr", {"0.05"}}};
+  s.aggregate = "mean";
+  const double mean05 = (mse["0.05"][0] + mse["0.05"][1] + mse["0.05"][2]) / 3;
+  const double mean01 = (mse["0.01"][0] + mse["0.01"][1] + mse["0.01"][2]) / 3;
+  EXPECT_NEAR(*read_check(s, plan.folder, nullptr), mean05, 1e-12);
+  s.baseline = {{"params.lr", {"0.01"}}};
+  EXPECT_NEAR(*read_check(s, plan.folder, nullptr), mean05 - mean01, 1e-12);
+  s.trials = {{"params.lr", {"0.05"}}, {"seed", {"2"}}};
+  s.baseline.clear();
+  s.aggregate = "only";
+  EXPECT_DOUBLE_EQ(*read_check(s, plan.folder, nullptr), mse["0.05"][2]);
+  s.trials = {{"params.lr", {"0.5"}}};
+  EXPECT_FALSE(read_check(s, plan.folder, &why));
+  EXPECT_NE(why.find("no trial of the sweep matches"), std::string::npos) << why;
+}
