@@ -631,7 +631,7 @@ ProbeResult probe_device(nexp::RunContext& ctx, std::int64_t steps, std::int64_t
   std::vector<double> sorted = times;
   std::sort(sorted.begin(), sorted.end());
   r.expected_seconds_per_step = sorted.front();
-  r.seconds_per_step = sorted[sorted.size() / 2];
+  r.seconds_per_step = nexp::stats::median(sorted);
   r.timed_out = sorted.back() > std::max(0.5, 50.0 * sorted.front());
   // Only a clear and sizeable slowdown counts: a shared host's scheduler jitter does not.
   if (r.seconds_per_step < 10.0 * r.expected_seconds_per_step || r.seconds_per_step - r.expected_seconds_per_step < 0.02)
