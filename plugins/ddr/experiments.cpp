@@ -2,6 +2,8 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <fmt/format.h>
+#include <nexp/stats.hpp>
+#include <nexp/table.hpp>
 #include <torch/nn/functional.h>
 #include <torch/optim/adamw.h>
 #include <torch/serialize.h>
@@ -11,6 +13,7 @@
 #include <fstream>
 #include <map>
 #include <optional>
+#include <sstream>
 
 namespace ddr {
 
@@ -134,12 +137,10 @@ double accuracy(const at::Tensor& probs, const at::Tensor& labels) {
   return probs.argmax(1).eq(labels.to(at::kLong)).to(at::kDouble).mean().item<double>();
 }
 
-std::string gates_csv(Vit& model) {
-  std::string csv = "layer,attention,spectral,mlp\n";
-  const auto gates = model->gates();
-  for (std::size_t i = 0; i < gates.size(); ++i)
-    csv += fmt::format("{},{:.6f},{:.6f},{:.6f}\n", i, gates[i].attention, gates[i].spectral, gates[i].mlp);
-  return csv;
+void write_gates_csv(const fs::path& file, const std::vector<Gates>& gates) {
+  using C = nexp::CsvColumn;
+  nexp::CsvWriter csv(file, {C::integer("layer"), C::real("attention"), C::real("spectral"), C::real("mlp")});
+  for (std::size_t i = 0; i < gates.size(); ++i) csv.row(i, gates[i].attention, gates[i].spectral, gates[i].mlp);
 }
 
 // ---------------------------------------------------------------- the training loop
@@ -317,7 +318,7 @@ void run_train(nexp::RunContext& ctx) {
   save_model(model, norm, art / "model.pt");
   if (cfg.block() == BlockKind::Ddr) {
     const auto gates = model->gates();
-    write_text(art / "gates.csv", gates_csv(model));
+    write_gates_csv(art / "gates.csv", gates);
     ctx.summary("attention_gate_first", gates.front().attention);
     ctx.summary("attention_gate_last", gates.back().attention);
     ctx.summary("spectral_gate_first", gates.front().spectral);
@@ -436,28 +437,36 @@ void run_transfer(nexp::RunContext& ctx) {
   }
 
   // Mean over replicas per (variant, grid, rule).
-  std::map<std::tuple<std::string, std::int64_t, std::string>, std::pair<double, int>> mean;
-  std::string csv = "variant,replica,grid,pixels,rule,accuracy\n";
-  for (const auto& r : rows) {
-    csv += fmt::format("{},{},{},{},{},{:.6f}\n", r.variant, r.replica, r.grid, r.pixels, r.rule, r.accuracy);
-    auto& m = mean[{r.variant, r.grid, r.rule}];
-    m.first += r.accuracy, ++m.second;
+  using C = nexp::CsvColumn;
+  std::map<std::tuple<std::string, std::int64_t, std::string>, std::vector<double>> accuracies;
+  {
+    nexp::CsvWriter csv(art / "transfer.csv", {C::text("variant"), C::integer("replica"), C::integer("grid"),
+                                               C::integer("pixels"), C::text("rule"), C::real("accuracy")});
+    for (const auto& r : rows) {
+      csv.row(r.variant, r.replica, r.grid, r.pixels, r.rule, r.accuracy);
+      accuracies[{r.variant, r.grid, r.rule}].push_back(r.accuracy);
+    }
   }
-  write_text(art / "transfer.csv", csv);
-  std::string table = "variant,grid,rule,mean_accuracy,replicas\n";
-  for (const auto& [k, v] : mean)
-    table += fmt::format("{},{},{},{:.6f},{}\n", std::get<0>(k), std::get<1>(k), std::get<2>(k), v.first / v.second, v.second);
-  write_text(art / "transfer_mean.csv", table);
-  ctx.log().info("mean accuracy per variant, grid and rule:\n{}", table);
+  std::map<std::tuple<std::string, std::int64_t, std::string>, double> mean;
+  std::ostringstream table;
+  {
+    nexp::CsvWriter csv(table, {C::text("variant"), C::integer("grid"), C::text("rule"), C::real("mean_accuracy"),
+                                C::integer("replicas")});
+    for (const auto& [k, v] : accuracies) {
+      mean[k] = nexp::stats::mean(v);
+      csv.row(std::get<0>(k), std::get<1>(k), std::get<2>(k), mean[k], v.size());
+    }
+  }
+  write_text(art / "transfer_mean.csv", table.str());
+  ctx.log().info("mean accuracy per variant, grid and rule:\n{}", table.str());
 
   // Summary: the native accuracy of the first model's variant, and the mean accuracies at the last grid.
   const ModelConfig first = load_model(entries.front().file, at::kCPU).first->config();
   ctx.summary("rpb_params_per_head", static_cast<double>(first.rpb_params_per_head()));
   ctx.summary("swin_rpb_params_per_head", static_cast<double>(table_params_per_head(first.grid())));
   const std::int64_t last = grids.back();
-  for (const auto& [k, v] : mean) {
+  for (const auto& [k, acc] : mean) {
     const auto& [variant, grid, rule] = k;
-    const double acc = v.first / v.second;
     if (variant == first.variant && grid == first.grid()) ctx.summary("test_accuracy", acc);
     if (grid != last || grid == first.grid()) continue;
     if (rule == "closed_form") ctx.summary("transfer_closed_form", acc);

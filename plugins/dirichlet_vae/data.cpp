@@ -3,11 +3,10 @@
 #include <fmt/format.h>
 
 #include <ATen/CPUGeneratorImpl.h>
+#include <nexp/table.hpp>
 #include <nexp/tensor_dataset.hpp>
 
 #include <cmath>
-#include <fstream>
-#include <sstream>
 
 #include "dirichlet.hpp"
 
@@ -60,40 +59,33 @@ MixtureData mix(const at::Tensor& endmembers, std::int64_t n, double alpha0, dou
 
 at::Tensor load_spectra(const std::string& source, const std::filesystem::path& data_dir) {
   const auto file = data_dir / "dirichlet_vae" / (source + ".csv");
-  std::ifstream in(file);
-  if (!in)
+  if (!std::filesystem::exists(file))
     throw nexp::DataError(fmt::format(
         "dirichlet_vae.unmixing: the {} NIR spectra are not installed (looked for {}). They are converted once "
         "from Debian's R data (gasoline: r-cran-pls; tecator: r-cran-caret) by plugins/dirichlet_vae/data.sh, "
         "which needs Rscript (r-base-core). Run scripts/setup, or `bash plugins/dirichlet_vae/data.sh {}`.",
         source, file.string(), data_dir.string()));
-  std::string line;
-  std::getline(in, line);  // header: channel names
-  std::vector<double> values;
-  std::int64_t rows = 0, cols = -1;
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    std::stringstream ss(line);
-    std::string cell;
-    std::int64_t c = 0;
-    while (std::getline(ss, cell, ',')) {
-      try {
-        values.push_back(std::stod(cell));
-      } catch (const std::exception&) {
-        throw nexp::DataError(fmt::format("{}: row {} column {} is '{}', expected a number; delete the file and "
-                                          "run plugins/dirichlet_vae/data.sh again",
-                                          file.string(), rows + 2, c + 1, cell));
-      }
-      ++c;
-    }
-    if (cols >= 0 && c != cols)
-      throw nexp::DataError(fmt::format("{}: row {} has {} values, the first row {}; the file is damaged, delete "
-                                        "it and run plugins/dirichlet_vae/data.sh again",
-                                        file.string(), rows + 2, c, cols));
-    cols = c;
-    ++rows;
+  const char* again = "delete the file and run plugins/dirichlet_vae/data.sh again";
+  // One row per spectrum, one column per channel (the header names the channels).
+  std::vector<std::vector<double>> channels;
+  try {
+    const nexp::CsvTable table = nexp::CsvTable::read(file);
+    for (const auto& name : table.header()) channels.push_back(table.reals(name));
+  } catch (const nexp::DataError& e) {
+    throw nexp::DataError(fmt::format("{}; {}", e.what(), again));
   }
+  const auto cols = static_cast<std::int64_t>(channels.size());
+  const auto rows = cols ? static_cast<std::int64_t>(channels[0].size()) : std::int64_t{0};
   if (rows == 0) throw nexp::DataError(fmt::format("{}: no spectra in the file", file.string()));
+  std::vector<double> values(static_cast<std::size_t>(rows * cols));
+  for (std::int64_t c = 0; c < cols; ++c)
+    for (std::int64_t r = 0; r < rows; ++r) {
+      const double v = channels[c][r];
+      if (std::isnan(v))
+        throw nexp::DataError(fmt::format("{}: row {} column {} is empty, expected a number; {}", file.string(), r + 2,
+                                          c + 1, again));
+      values[static_cast<std::size_t>(r * cols + c)] = v;
+    }
   return at::tensor(values, at::kDouble).reshape({rows, cols});
 }
 

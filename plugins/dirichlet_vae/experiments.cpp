@@ -4,6 +4,8 @@
 #include <fmt/ranges.h>
 
 #include <ATen/CPUGeneratorImpl.h>
+#include <nexp/stats.hpp>
+#include <nexp/table.hpp>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -11,6 +13,7 @@
 #include <cmath>
 #include <fstream>
 #include <numeric>
+#include <optional>
 
 #include "dirichlet.hpp"
 #include "plot.hpp"
@@ -145,18 +148,32 @@ std::vector<RatioRow> by_ratio(const std::vector<Trial>& trials, const std::vect
   return rows;
 }
 
-void write_trials_csv(std::ofstream& out, const std::string& prefix, const std::vector<Trial>& trials,
-                      const ThresholdReport& threshold) {
-  for (const auto& t : trials)
-    out << fmt::format("{}{:.6g},{:.6g},{},{:.6e},{:.6e},{},{},{:.6e},{:.6e},{},{},{:.2f}\n", prefix, t.ratio, t.beta, t.seed,
-                       t.eval.kl, t.eval.elbo - threshold.collapsed_elbo, t.eval.active_dims, t.predicted_active,
-                       t.eval.recon_mse, t.eval.sigma2,
-                       t.unmixing ? fmt::format("{:.6e}", t.unmixing->sad) : "",
-                       t.unmixing ? fmt::format("{:.6e}", t.unmixing->abundance_rmse) : "", t.seconds);
+// elbo_gain: ELBO minus the collapsed point's; > 0 means collapse is not the better of the two. sad and
+// abundance_rmse are empty without ground-truth endmembers.
+std::vector<nexp::CsvColumn> trial_columns(std::vector<nexp::CsvColumn> prefix) {
+  using C = nexp::CsvColumn;
+  for (auto c : {C::real("ratio"), C::real("beta"), C::integer("seed"), C::real("kl"), C::real("elbo_gain"),
+                 C::integer("active_dims"), C::integer("predicted_active"), C::real("recon_mse"), C::real("sigma2"),
+                 C::real("sad"), C::real("abundance_rmse"), C::real("seconds")})
+    prefix.push_back(c);
+  return prefix;
 }
-// elbo_gain: ELBO minus the collapsed point's; > 0 means collapse is not the better of the two.
-constexpr const char* kTrialColumns =
-    "ratio,beta,seed,kl,elbo_gain,active_dims,predicted_active,recon_mse,sigma2,sad,abundance_rmse,seconds";
+
+void write_trials_csv(nexp::CsvWriter& out, const std::vector<nexp::CsvCell>& prefix, const std::vector<Trial>& trials,
+                      const ThresholdReport& threshold) {
+  for (const auto& t : trials) {
+    std::vector<nexp::CsvCell> row = prefix;
+    for (nexp::CsvCell c : {nexp::CsvCell(t.ratio), nexp::CsvCell(t.beta), nexp::CsvCell(t.seed),
+                            nexp::CsvCell(t.eval.kl), nexp::CsvCell(t.eval.elbo - threshold.collapsed_elbo),
+                            nexp::CsvCell(t.eval.active_dims), nexp::CsvCell(t.predicted_active),
+                            nexp::CsvCell(t.eval.recon_mse), nexp::CsvCell(t.eval.sigma2),
+                            t.unmixing ? nexp::CsvCell(t.unmixing->sad) : nexp::CsvCell(),
+                            t.unmixing ? nexp::CsvCell(t.unmixing->abundance_rmse) : nexp::CsvCell(),
+                            nexp::CsvCell(t.seconds)})
+      row.push_back(c);
+    out.row(row);
+  }
+}
 
 std::vector<double> sorted_unique(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -275,11 +292,9 @@ Onset empirical_onset(const std::vector<double>& ratios, const std::vector<doubl
   // Least-squares line through the last (up to three) uncollapsed points; its zero is the onset.
   const std::size_t begin = first >= 3 ? first - 3 : 0;
   if (first - begin >= 2) {
-    double sx = 0, sy = 0, sxx = 0, sxy = 0, m = 0;
-    for (std::size_t i = begin; i < first; ++i)
-      sx += ratios[i], sy += mean_kl[i], sxx += ratios[i] * ratios[i], sxy += ratios[i] * mean_kl[i], ++m;
-    const double slope = (m * sxy - sx * sy) / (m * sxx - sx * sx), intercept = (sy - slope * sx) / m;
-    if (slope < 0) o.estimate = std::clamp(-intercept / slope, o.lower, o.upper);
+    const auto line = nexp::stats::fit_line({ratios.begin() + begin, ratios.begin() + first},
+                                            {mean_kl.begin() + begin, mean_kl.begin() + first});
+    if (line.slope < 0) o.estimate = std::clamp(-line.intercept / line.slope, o.lower, o.upper);
   }
   return o;
 }
@@ -470,17 +485,18 @@ void run_scan(nexp::RunContext& ctx) {
   ctx.log().info("training ends collapsed: {}", describe_onset(onset));
   ctx.log().info("collapse is the best solution found: {}", describe_onset(result.elbo_onset));
 
-  std::ofstream trials_csv(ctx.artifacts_dir() / "trials.csv");
-  trials_csv << kTrialColumns << "\n";
-  write_trials_csv(trials_csv, "", trials, t);
-  std::ofstream table(ctx.artifacts_dir() / "by_ratio.csv");
-  table << "ratio,beta,kl_mean,kl_sd,active_dims_mean,active_dims_predicted,recon_mse,sad,abundance_rmse\n";
+  using C = nexp::CsvColumn;
+  nexp::CsvWriter trials_csv(ctx.artifacts_dir() / "trials.csv", trial_columns({}));
+  write_trials_csv(trials_csv, {}, trials, t);
+  nexp::CsvWriter table(ctx.artifacts_dir() / "by_ratio.csv",
+                        {C::real("ratio"), C::real("beta"), C::real("kl_mean"), C::real("kl_sd"),
+                         C::real("active_dims_mean"), C::integer("active_dims_predicted"), C::real("recon_mse"),
+                         C::real("sad"), C::real("abundance_rmse")});
   Series kl_series{"KL (mean over seeds)", {}, {}}, active{"active, measured", {}, {}}, predicted{"active, predicted", {}, {}};
   Series sad{"SAD (rad)", {}, {}}, recon{"reconstruction MSE", {}, {}};
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const auto& r = rows[i];
-    table << fmt::format("{:.6g},{:.6g},{:.6e},{:.3e},{:.3f},{},{:.6e},{:.6e},{:.6e}\n", r.ratio, r.beta, r.kl, r.kl_sd,
-                         r.active, r.predicted_active, r.recon_mse, r.sad, r.abundance_rmse);
+    table.row(r.ratio, r.beta, r.kl, r.kl_sd, r.active, r.predicted_active, r.recon_mse, r.sad, r.abundance_rmse);
     std::map<std::string, double> line = {{"beta_ratio", r.ratio}, {"kl", r.kl}, {"active_dims", r.active},
                                           {"active_dims_predicted", static_cast<double>(r.predicted_active)},
                                           {"recon_mse", r.recon_mse}};
@@ -547,12 +563,16 @@ void run_collapse_sweep(nexp::RunContext& ctx) {
   const TrainOptions options = train_options(p, ctx.method_name());
   OnsetPlan plan = onset_plan(p, p.active_tol, ctx.seed());
 
-  std::ofstream trials_csv(ctx.artifacts_dir() / "trials.csv"), onsets_csv(ctx.artifacts_dir() / "onsets.csv");
-  trials_csv << "alpha0,K,init_scale," << kTrialColumns << "\n";
+  using C = nexp::CsvColumn;
+  const std::vector<C> setting = {C::real("alpha0"), C::integer("K"), C::real("init_scale")};
+  nexp::CsvWriter trials_csv(ctx.artifacts_dir() / "trials.csv", trial_columns(setting));
   // onset: training ends collapsed from here on; elbo_onset: from here on collapse is the best solution
-  // training found (they differ where a non-collapsed branch outlives its advantage).
-  onsets_csv << "alpha0,K,init_scale,lambda_max,sigma2,trigamma,kappa,gaussian_beta_c,beta_c,onset_lower,onset_upper,"
-                "onset,onset_error,elbo_onset_lower,elbo_onset_upper\n";
+  // training found (they differ where a non-collapsed branch outlives its advantage). Empty: not found.
+  std::vector<C> onset_columns = setting;
+  for (const char* name : {"lambda_max", "sigma2", "trigamma", "kappa", "gaussian_beta_c", "beta_c", "onset_lower",
+                           "onset_upper", "onset", "onset_error", "elbo_onset_lower", "elbo_onset_upper"})
+    onset_columns.push_back(C::real(name));
+  nexp::CsvWriter onsets_csv(ctx.artifacts_dir() / "onsets.csv", onset_columns);
   std::vector<Series> curves;
   std::vector<double> errors;
   json settings = json::array();
@@ -579,17 +599,14 @@ void run_collapse_sweep(nexp::RunContext& ctx) {
         ctx.log().info("alpha0 {} K {} init {}: beta_c = {:.5g} (kappa {:.4f}); training ends collapsed: {}; collapse "
                        "is the best solution found: {}", alpha0, K, init, t.beta_c, t.kappa, describe_onset(onset),
                        describe_onset(result.elbo_onset));
-        write_trials_csv(trials_csv, fmt::format("{},{},{},", alpha0, K, init), trials, t);
+        write_trials_csv(trials_csv, {alpha0, K, init}, trials, t);
         const double error = onset.found ? std::abs(onset.estimate - 1.0) : NAN;
         if (onset.found) errors.push_back(error);
-        auto cell = [&](double v, const char* f) { return onset.found ? fmt::format(fmt::runtime(f), v) : std::string(); };
         const Onset& by_elbo = result.elbo_onset;
-        onsets_csv << fmt::format("{},{},{},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{:.6g},{},{},{},{},{},{}\n", alpha0, K,
-                                  init, t.lambda_max, t.sigma2, t.trigamma, t.kappa, t.gaussian, t.beta_c,
-                                  cell(onset.lower, "{:.4g}"), cell(onset.upper, "{:.4g}"), cell(onset.estimate, "{:.4f}"),
-                                  cell(error, "{:.4f}"), by_elbo.found ? fmt::format("{:.4g}", by_elbo.lower) : "",
-                                  by_elbo.found ? fmt::format("{:.4g}", by_elbo.upper) : "");
-        onsets_csv.flush();
+        auto found = [](const Onset& o, double v) { return o.found ? std::optional<double>(v) : std::nullopt; };
+        onsets_csv.row(alpha0, K, init, t.lambda_max, t.sigma2, t.trigamma, t.kappa, t.gaussian, t.beta_c,
+                       found(onset, onset.lower), found(onset, onset.upper), found(onset, onset.estimate),
+                       found(onset, error), found(by_elbo, by_elbo.lower), found(by_elbo, by_elbo.upper));
         settings.push_back({{"alpha0", alpha0}, {"K", K}, {"init_scale", init}, {"threshold", threshold_json(t)},
                             {"ratios", ratios}, {"mean_kl", kl},
                             {"best_elbo_gain", best_elbo_gain_by_ratio(trials, ratios, t.collapsed_elbo)},
@@ -611,7 +628,7 @@ void run_collapse_sweep(nexp::RunContext& ctx) {
   const double found = static_cast<double>(errors.size());
   ctx.summary("settings_with_onset", found);
   if (!errors.empty()) {
-    ctx.summary("mean_onset_error", std::accumulate(errors.begin(), errors.end(), 0.0) / found);
+    ctx.summary("mean_onset_error", nexp::stats::mean(errors));
     ctx.summary("max_onset_error", *std::max_element(errors.begin(), errors.end()));
     ctx.summary("onset_within_5pct",
                 static_cast<double>(std::count_if(errors.begin(), errors.end(), [](double e) { return e <= 0.05; })) / found);

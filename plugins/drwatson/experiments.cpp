@@ -1,6 +1,8 @@
 #include "experiments.hpp"
 
 #include <fmt/format.h>
+#include <nexp/stats.hpp>
+#include <nexp/table.hpp>
 #include <nlohmann/json.hpp>
 #include <fmt/ranges.h>
 #include <tbb/parallel_for.h>
@@ -13,6 +15,7 @@
 #include <cmath>
 #include <fstream>
 #include <numeric>
+#include <optional>
 
 #include "model.hpp"
 #include "parsers.hpp"
@@ -104,9 +107,8 @@ std::vector<double> column(const std::vector<ReplicaMetrics>& ms, const std::str
   return out;
 }
 
-double mean(const std::vector<double>& v) {
-  return v.empty() ? 0.0 : std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
-}
+using nexp::stats::mean;  // of one measure over replicas (never empty: a run has at least one replica)
+using C = nexp::CsvColumn;
 
 // ---------------------------------------------------------------- training pipeline
 
@@ -349,7 +351,10 @@ void run_calibrate(nexp::RunContext& ctx) {
   std::sort(grid.begin(), grid.end());
   const double days = (horizon > 0 ? horizon : fleet.job.horizon_days);
   const double node_days = fleet.job.nodes * days;
-  std::string csv = "ambiguity,incumbent_accuracy,incumbent_fix_rate,incumbent_ettr,interruption_rate,repeat_rate,oracle_ettr\n";
+  nexp::CsvWriter csv(ctx.artifacts_dir() / "calibration.csv",
+                      {C::real("ambiguity"), C::real("incumbent_accuracy"), C::real("incumbent_fix_rate"),
+                       C::real("incumbent_ettr"), C::real("interruption_rate"), C::real("repeat_rate"),
+                       C::real("oracle_ettr")});
   std::int64_t step = 0;
   for (double a : grid) {
     FleetSpec f = fleet;
@@ -359,12 +364,10 @@ void run_calibrate(nexp::RunContext& ctx) {
     const auto best = run_replicas(f, OraclePolicy(f), platform, ctx.seed(), replicas, horizon);
     const double acc = mean(column(m, "accuracy")), ettr = mean(column(m, "ettr"));
     const double rate = mean(column(m, "interruptions")) / node_days;
-    csv += fmt::format("{},{:.4f},{:.4f},{:.4f},{:.6g},{:.4f},{:.4f}\n", a, acc, mean(column(m, "fix_rate")), ettr, rate,
-                       mean(column(m, "repeat_rate")), mean(column(best, "ettr")));
+    csv.row(a, acc, mean(column(m, "fix_rate")), ettr, rate, mean(column(m, "repeat_rate")), mean(column(best, "ettr")));
     ctx.log().info("ambiguity {:.2f}: incumbent accuracy {:.3f}, ETTR {:.3f}, {:.3g} interruptions per node-day", a, acc, ettr, rate);
     ctx.log_metrics(++step, {{"incumbent_accuracy", acc}, {"incumbent_ettr", ettr}, {"interruption_rate", rate}});
   }
-  write_text(ctx.artifacts_dir() / "calibration.csv", csv);
 
   // The fleet as configured: the numbers the calibration is judged by, and the seeded mix.
   std::vector<std::vector<IncidentRecord>> logs(static_cast<std::size_t>(replicas));
@@ -384,16 +387,16 @@ void run_calibrate(nexp::RunContext& ctx) {
     for (const auto& r : log)
       if (r.occurrence == 0) first[static_cast<std::size_t>(r.cause)] += 1, total_first += 1;
   double tv = 0;
-  std::string mix = "cause,seeded_share,simulated_share,incumbent_accuracy\n";
+  nexp::CsvWriter mix(ctx.artifacts_dir() / "mix.csv", {C::text("cause"), C::real("seeded_share"),
+                                                       C::real("simulated_share"), C::real("incumbent_accuracy")});
   std::vector<double> right(fleet.causes.size(), 0.0), seen(fleet.causes.size(), 0.0);
   for (const auto& log : logs)
     for (const auto& r : log) seen[static_cast<std::size_t>(r.cause)] += 1, right[static_cast<std::size_t>(r.cause)] += r.correct;
   for (std::size_t c = 0; c < fleet.causes.size(); ++c) {
     const double sim = total_first > 0 ? first[c] / total_first : 0;
     tv += 0.5 * std::abs(sim - gen.mix()[c]);
-    mix += fmt::format("{},{:.4f},{:.4f},{:.3f}\n", fleet.causes[c].name, gen.mix()[c], sim, seen[c] > 0 ? right[c] / seen[c] : 0.0);
+    mix.row(fleet.causes[c].name, gen.mix()[c], sim, seen[c] > 0 ? right[c] / seen[c] : 0.0);
   }
-  write_text(ctx.artifacts_dir() / "mix.csv", mix);
   const double rate = mean(column(m, "interruptions")) / node_days;
   const PlatformSpec& ps = fleet.platforms[static_cast<std::size_t>(platform)];
   ctx.summary("incumbent_accuracy", mean(column(m, "accuracy")));
@@ -551,7 +554,9 @@ void run_headline(nexp::RunContext& ctx) {
   ctx.summary("logistic_test_accuracy", t.logistic_test_accuracy);
 
   // The table: every policy, every measure, mean over replicas, and reductions with intervals.
-  std::string csv = "policy,measure,mean,reduction,ci_low,ci_high\n";
+  // reduction, ci_low, ci_high: empty for the measures that are not reduced against the incumbent.
+  nexp::CsvWriter csv(ctx.artifacts_dir() / "headline.csv", {C::text("policy"), C::text("measure"), C::real("mean"),
+                                                             C::real("reduction"), C::real("ci_low"), C::real("ci_high")});
   std::string md = fmt::format("# {} fleet, variant {}, {} replicas of {} days\n\n| policy | downtime h | QA h | job downtime h | "
                                "node downtime h | ETTR | accuracy | repeat rate | downtime vs incumbent | QA vs incumbent |\n"
                                "|---|---|---|---|---|---|---|---|---|---|\n",
@@ -564,8 +569,8 @@ void run_headline(nexp::RunContext& ctx) {
       const auto col = column(r, k);
       const bool reducible = std::find(keys.begin(), keys.end(), k) != keys.end();
       const Interval red = reducible ? reductions(r, k) : Interval{};
-      csv += fmt::format("{},{},{:.6g},{},{},{}\n", policies[i]->name(), k, mean(col), reducible ? fmt::format("{:.4f}", red.estimate) : "",
-                         reducible ? fmt::format("{:.4f}", red.low) : "", reducible ? fmt::format("{:.4f}", red.high) : "");
+      auto reduced = [&](double v) { return reducible ? std::optional<double>(v) : std::nullopt; };
+      csv.row(policies[i]->name(), k, mean(col), reduced(red.estimate), reduced(red.low), reduced(red.high));
     }
     const Interval d = reductions(r, "downtime"), q = reductions(r, "qa_time");
     md += fmt::format("| {} | {:.1f} | {:.1f} | {:.1f} | {:.1f} | {:.3f} | {:.3f} | {:.3f} | {:+.1f}% [{:+.1f}, {:+.1f}] | {:+.1f}% [{:+.1f}, {:+.1f}] |\n",
@@ -574,7 +579,6 @@ void run_headline(nexp::RunContext& ctx) {
                       mean(column(r, "repeat_rate")), -100 * d.estimate, -100 * d.high, -100 * d.low, -100 * q.estimate,
                       -100 * q.high, -100 * q.low);
   }
-  write_text(ctx.artifacts_dir() / "headline.csv", csv);
   write_text(ctx.artifacts_dir() / "headline.md", md);
   ctx.log().info("\n{}", md);
 }
@@ -627,7 +631,7 @@ ProbeResult probe_device(nexp::RunContext& ctx, std::int64_t steps, std::int64_t
   std::vector<double> sorted = times;
   std::sort(sorted.begin(), sorted.end());
   r.expected_seconds_per_step = sorted.front();
-  r.seconds_per_step = sorted[sorted.size() / 2];
+  r.seconds_per_step = nexp::stats::median(sorted);
   r.timed_out = sorted.back() > std::max(0.5, 50.0 * sorted.front());
   // Only a clear and sizeable slowdown counts: a shared host's scheduler jitter does not.
   if (r.seconds_per_step < 10.0 * r.expected_seconds_per_step || r.seconds_per_step - r.expected_seconds_per_step < 0.02)

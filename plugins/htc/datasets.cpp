@@ -1,10 +1,10 @@
 #include "datasets.hpp"
 
 #include <fmt/format.h>
+#include <nexp/table.hpp>
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <regex>
 #include <sstream>
 
@@ -18,35 +18,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// One CSV record: fields separated by commas, optionally double-quoted (no newlines inside quotes).
-std::vector<std::string> csv_fields(const std::string& line) {
-  std::vector<std::string> out;
-  std::string field;
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        field += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        field += c;
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      out.push_back(field);
-      field.clear();
-    } else if (c != '\r') {
-      field += c;
-    }
-  }
-  out.push_back(field);
-  return out;
-}
-
 std::optional<bool> r_bool(const std::string& s) {
   if (s == "TRUE") return true;
   if (s == "FALSE") return false;
@@ -56,39 +27,21 @@ std::optional<bool> r_bool(const std::string& s) {
 }  // namespace
 
 Reference read_reference(const fs::path& csv) {
-  std::ifstream in(csv);
-  if (!in) throw nexp::DataError(fmt::format("cannot read SEMID's reference answers '{}'", csv.string()));
-  std::string line;
-  std::getline(in, line);
-  const auto header = csv_fields(line);
-  auto column = [&](const std::string& name) {
-    auto it = std::find(header.begin(), header.end(), name);
-    if (it == header.end())
-      throw nexp::DataError(fmt::format("{}: expected a column '{}' in the header, found: {}", csv.string(), name, line));
-    return static_cast<std::size_t>(it - header.begin());
-  };
-  const std::size_t c_graph = column("graph"), c_method = column("method"), c_seconds = column("seconds"),
-                    c_nodes = column("solvedNodes"), c_edges = column("solvedEdges"),
-                    c_all = column("allIdentified"), c_nonid = column("nonID");
+  const nexp::CsvTable table = nexp::CsvTable::read(csv);
+  for (const char* name : {"graph", "method", "seconds", "solvedNodes", "solvedEdges", "allIdentified", "nonID"})
+    table.column(name);  // a DataError naming the file and listing its columns when one is missing
   Reference ref;
-  int line_no = 1;
-  while (std::getline(in, line)) {
-    ++line_no;
-    if (line.empty()) continue;
-    const auto f = csv_fields(line);
-    if (f.size() != header.size())
-      throw nexp::DataError(fmt::format("{}, line {}: expected {} fields, found {}", csv.string(), line_no,
-                                        header.size(), f.size()));
+  for (std::size_t r = 0; r < table.size(); ++r) {
     ReferenceAnswer a;
-    a.seconds = f[c_seconds] == "NA" ? std::nan("") : std::stod(f[c_seconds]);
-    if (f[c_nodes] != "NA") {
-      std::istringstream nodes(f[c_nodes]);
-      for (int v; nodes >> v;) a.solved_nodes.push_back(v);
+    a.seconds = table.text(r, "seconds") == "NA" ? std::nan("") : table.real(r, "seconds");
+    if (const std::string& nodes = table.text(r, "solvedNodes"); nodes != "NA") {
+      std::istringstream in(nodes);
+      for (int v; in >> v;) a.solved_nodes.push_back(v);
     }
-    if (f[c_edges] != "NA") a.solved_edges = f[c_edges];
-    a.all_identified = r_bool(f[c_all]);
-    a.nonidentifiable = r_bool(f[c_nonid]);
-    ref[f[c_graph]][f[c_method]] = std::move(a);
+    if (const std::string& edges = table.text(r, "solvedEdges"); edges != "NA") a.solved_edges = edges;
+    a.all_identified = r_bool(table.text(r, "allIdentified"));
+    a.nonidentifiable = r_bool(table.text(r, "nonID"));
+    ref[table.text(r, "graph")][table.text(r, "method")] = std::move(a);
   }
   return ref;
 }

@@ -7,6 +7,8 @@
 #include <chrono>
 
 #include <fstream>
+#include <optional>
+#include <nexp/table.hpp>
 #include <nlohmann/json.hpp>
 
 #include "datasets.hpp"
@@ -177,15 +179,17 @@ void run_decide(nexp::RunContext& ctx) {
   const fs::path dir = ctx.artifacts_dir();
   fs::create_directories(dir / "graphs");
   if (o.export_graphs) fs::create_directories(dir / "graph_files");
-  std::ofstream results(dir / "results.csv");
-  results << "graph,n,solved_nodes,solved_edges,identifiable,seconds\n";
-  std::ofstream agreement;
+  using C = nexp::CsvColumn;
+  nexp::CsvWriter results(dir / "results.csv", {C::text("graph"), C::integer("n"), C::text("solved_nodes"),
+                                                C::text("solved_edges"), C::text("identifiable"), C::real("seconds")});
+  std::optional<nexp::CsvWriter> agreement;
   const std::string ref_method = reference_method(o);
-  if (set.reference) {
-    agreement.open(dir / "agreement.csv");
-    agreement << "graph,n,reference,nodes_agree,edges_agree,identifiable_agree,graphID_htcID_agree,nonid_agree,"
-                 "semid_seconds,nexp_seconds,speedup\n";
-  }
+  if (set.reference)
+    agreement.emplace(dir / "agreement.csv",
+                      std::vector<C>{C::text("graph"), C::integer("n"), C::text("reference"), C::text("nodes_agree"),
+                                     C::text("edges_agree"), C::text("identifiable_agree"),
+                                     C::text("graphID_htcID_agree"), C::text("nonid_agree"), C::real("semid_seconds"),
+                                     C::real("nexp_seconds"), C::real("speedup")});
 
   long long solved_nodes = 0, solved_edges = 0, directed = 0, nodes_total = 0;
   int identifiable = 0, nonidentifiable = 0, compared = 0, agree = 0, nonid_checked = 0;
@@ -206,8 +210,7 @@ void run_decide(nexp::RunContext& ctx) {
     }
     const std::vector<int> nodes = solved_node_list(g, id);
     const std::string edges = edge_string(id.solved_parents);
-    results << fmt::format("{},{},\"{}\",\"{}\",{},{:.6f}\n", ng.name, g.num_nodes(), node_string(nodes), edges,
-                           ok ? "TRUE" : "FALSE", t);
+    results.row(ng.name, g.num_nodes(), node_string(nodes), edges, ok ? "TRUE" : "FALSE", t);
     if (o.export_graphs) {
       const auto [l_matrix, o_matrix] = to_semid_matrices(g);
       std::ofstream(dir / "graph_files" / (ng.name + "_L.txt")) << l_matrix;
@@ -252,9 +255,9 @@ void run_decide(nexp::RunContext& ctx) {
           agree += all_ok;
           semid_seconds += answer->second.seconds;
           compared_seconds += t;
-          agreement << fmt::format("{},{},{},{},{},{},{},{},{:.3f},{:.6f},{:.1f}\n", ng.name, g.num_nodes(), ref_method,
-                                   nodes_ok ? "TRUE" : "FALSE", edges_ok ? "TRUE" : "FALSE", id_ok ? "TRUE" : "FALSE",
-                                   graphid, nonid_ok, answer->second.seconds, t, answer->second.seconds / t);
+          agreement->row(ng.name, g.num_nodes(), ref_method, nodes_ok ? "TRUE" : "FALSE", edges_ok ? "TRUE" : "FALSE",
+                         id_ok ? "TRUE" : "FALSE", graphid, nonid_ok, answer->second.seconds, t,
+                         answer->second.seconds / t);
           if (!all_ok)
             ctx.log().warn("htc: {} differs from SEMID's {}: nodes {} vs {}", ng.name, ref_method, node_string(nodes),
                            node_string(ref_nodes));

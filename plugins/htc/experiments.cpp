@@ -1,9 +1,10 @@
 // The headline experiments, each one method run that loops internally and writes its table.
 #include <fmt/format.h>
+#include <nexp/stats.hpp>
+#include <nexp/table.hpp>
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <map>
 
 #include "generators.hpp"
@@ -16,27 +17,18 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Least squares fit of log(y) = a + b log(x); returns b (NaN with fewer than two points).
+// The exponent b of y ~ x^b by least squares on log-log axes (nexp::stats::fit_loglog); NaN with fewer
+// than two points or a value <= 0 (a zero error or memory has no logarithm, and is not an error here).
 double loglog_slope(const std::vector<double>& x, const std::vector<double>& y) {
-  const std::size_t m = x.size();
-  if (m < 2) return std::nan("");
-  double sx = 0, sy = 0, sxx = 0, sxy = 0;
-  for (std::size_t i = 0; i < m; ++i) {
-    const double lx = std::log(x[i]), ly = std::log(y[i]);
-    sx += lx;
-    sy += ly;
-    sxx += lx * lx;
-    sxy += lx * ly;
-  }
-  return (m * sxy - sx * sy) / (m * sxx - sx * sx);
+  auto positive = [](const std::vector<double>& v) {
+    return std::all_of(v.begin(), v.end(), [](double a) { return a > 0; });
+  };
+  if (x.size() < 2 || !positive(x) || !positive(y)) return std::nan("");
+  return nexp::stats::fit_loglog(x, y).slope;
 }
 
-double median(std::vector<double> v) {
-  if (v.empty()) return std::nan("");
-  std::sort(v.begin(), v.end());
-  const std::size_t h = v.size() / 2;
-  return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
-}
+using nexp::stats::median;
+using C = nexp::CsvColumn;
 
 std::mt19937_64 stream(std::uint64_t seed, std::uint64_t label) { return std::mt19937_64(graph_seed(seed, label)); }
 
@@ -67,10 +59,15 @@ void run_scaling(nexp::RunContext& ctx) {
   const auto& families = o.families;
   const auto& algorithms = o.algorithms;
 
-  std::ofstream csv(ctx.artifacts_dir() / "scaling.csv");
-  csv << "family,n,rep,directed,bidirected,algorithm,seconds,memory_bytes,solved_nodes,solved_edges,identifiable,agree\n";
-  std::ofstream slopes(ctx.artifacts_dir() / "slopes.csv");
-  slopes << "family,algorithm,slope,n_min,n_max,points,seconds_at_n_max,memory_slope_vs_size\n";
+  nexp::CsvWriter csv(ctx.artifacts_dir() / "scaling.csv",
+                      {C::text("family"), C::integer("n"), C::integer("rep"), C::integer("directed"),
+                       C::integer("bidirected"), C::text("algorithm"), C::real("seconds"), C::integer("memory_bytes"),
+                       C::integer("solved_nodes"), C::integer("solved_edges"), C::text("identifiable"),
+                       C::text("agree")});
+  nexp::CsvWriter slopes(ctx.artifacts_dir() / "slopes.csv",
+                         {C::text("family"), C::text("algorithm"), C::real("slope"), C::integer("n_min"),
+                          C::integer("n_max"), C::integer("points"), C::real("seconds_at_n_max"),
+                          C::real("memory_slope_vs_size")});
   int disagreements = 0;
   double total = 0;
   auto bar = ctx.progress(static_cast<std::int64_t>(families.size() * ns.size()), "scaling");
@@ -107,12 +104,9 @@ void run_scaling(nexp::RunContext& ctx) {
         for (std::size_t k = 1; k < results.size(); ++k) agree = agree && results[k].solved_parents == results[0].solved_parents;
         disagreements += !agree;
         for (std::size_t k = 0; k < results.size(); ++k)
-          csv << fmt::format("{},{},{},{},{},{},{:.6g},{},{},{},{},{}\n", family, n, rep, g.num_directed(),
-                             g.num_bidirected(), ran[k], times[ran[k]][n].back(), results[k].memory_bytes,
-                             results[k].solved_nodes(g),
-                             results[k].solved_edges(), results[k].identifiable(g) ? "TRUE" : "FALSE",
-                             agree ? "TRUE" : "FALSE");
-        csv.flush();
+          csv.row(family, n, rep, g.num_directed(), g.num_bidirected(), ran[k], times[ran[k]][n].back(),
+                  results[k].memory_bytes, results[k].solved_nodes(g), results[k].solved_edges(),
+                  results[k].identifiable(g) ? "TRUE" : "FALSE", agree ? "TRUE" : "FALSE");
       }
       bar.advance();
     }
@@ -121,16 +115,14 @@ void run_scaling(nexp::RunContext& ctx) {
       for (const auto& [n, ts] : times[algorithm])
         if (n >= o.fit_min_n) {
           x.push_back(static_cast<double>(n));
-          double mean = 0;
-          for (double t : ts) mean += t / ts.size();
-          y.push_back(mean);
+          y.push_back(nexp::stats::mean(ts));
         }
       const double slope = loglog_slope(x, y);
       // Memory against the graph's size n + |D| + |B|: slope 1 is "linear in the edges".
       const double memory_slope = loglog_slope(sizes[algorithm], memory[algorithm]);
       if (!x.empty())
-        slopes << fmt::format("{},{},{:.3f},{},{},{},{:.6g},{:.3f}\n", family, algorithm, slope, x.front(), x.back(),
-                              x.size(), y.back(), memory_slope);
+        slopes.row(family, algorithm, slope, static_cast<std::int64_t>(x.front()), static_cast<std::int64_t>(x.back()),
+                   x.size(), y.back(), memory_slope);
       if (std::isfinite(slope)) ctx.summary(fmt::format("slope_{}_{}", algorithm, family), slope);
       ctx.log().info("htc: {} {}: time ~ n^{:.2f} over n = {}..{}", family, algorithm, slope,
                      x.empty() ? 0 : x.front(), x.empty() ? 0 : x.back());
@@ -149,10 +141,12 @@ void run_density(nexp::RunContext& ctx) {
   const auto& densities = o.densities;
   RandomizedOptions ro;
 
-  std::ofstream csv(ctx.artifacts_dir() / "density.csv");
-  csv << "density,graphs,mean_directed,mean_bidirected,htc_identifiable,edgewise_identifiable,nonidentifiable,"
-         "inconclusive,htc_edge_fraction,edgewise_edge_fraction,edgewise_gain_graphs,equivalence_checked,"
-         "equivalence_agree\n";
+  nexp::CsvWriter csv(ctx.artifacts_dir() / "density.csv",
+                      {C::real("density"), C::integer("graphs"), C::real("mean_directed"), C::real("mean_bidirected"),
+                       C::real("htc_identifiable"), C::real("edgewise_identifiable"), C::real("nonidentifiable"),
+                       C::real("inconclusive"), C::real("htc_edge_fraction"), C::real("edgewise_edge_fraction"),
+                       C::integer("edgewise_gain_graphs"), C::integer("equivalence_checked"),
+                       C::integer("equivalence_agree")});
   const double pairs = n * (n - 1) / 2.0;
   int gain_total = 0, checked_total = 0, agree_total = 0, dimension_violations = 0, containment_violations = 0;
   double boundary = std::nan(""), previous_density = 0, previous_fraction = 1;
@@ -191,10 +185,8 @@ void run_density(nexp::RunContext& ctx) {
       bar.advance();
     }
     const double m = static_cast<double>(count);
-    csv << fmt::format("{:.3f},{},{:.1f},{:.1f},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{},{},{}\n", t, count,
-                       d_sum / m, b_sum / m, htc_ok / m, ew_ok / m, nonid / m, (m - ew_ok - nonid) / m, htc_edges / m,
-                       ew_edges / m, gain, checked, agree);
-    csv.flush();
+    csv.row(t, count, d_sum / m, b_sum / m, htc_ok / m, ew_ok / m, nonid / m, (m - ew_ok - nonid) / m, htc_edges / m,
+            ew_edges / m, gain, checked, agree);
     ctx.log_metrics(static_cast<std::int64_t>(di), {{"density", t}, {"identifiable", htc_ok / m}});
     const double fraction = htc_ok / m;
     if (std::isnan(boundary) && fraction < 0.5)
@@ -227,9 +219,12 @@ void run_agreement(nexp::RunContext& ctx) {
   if (!is_prime(small))
     throw nexp::ConfigError(fmt::format("params.small_prime = {} is not a prime", small));
 
-  std::ofstream csv(ctx.artifacts_dir() / "agreement.csv");
-  csv << "family,n,graph,directed,bidirected,classic_nodes,randomized_nodes,small_prime_nodes,small_prime_bound,"
-         "edgewise_classic_edges,edgewise_closure_edges\n";
+  nexp::CsvWriter csv(ctx.artifacts_dir() / "agreement.csv",
+                      {C::text("family"), C::integer("n"), C::integer("graph"), C::integer("directed"),
+                       C::integer("bidirected"), C::integer("classic_nodes"), C::integer("randomized_nodes"),
+                       C::integer("small_prime_nodes"), C::real("small_prime_bound"),
+                       C::integer("edgewise_classic_edges"), C::integer("edgewise_closure_edges")});
+  csv.flush_every_row(false);
   long long graphs = 0, agree = 0, fp = 0, fn = 0, fp_small = 0, fn_small = 0, ew_checked = 0, ew_agree = 0,
             ew_fp = 0, singular = 0, graphs_missed_small = 0;
   double bound_small = 0, bound_big = 0;
@@ -274,9 +269,8 @@ void run_agreement(nexp::RunContext& ctx) {
           ew_classic = full.solved_edges();
           ew_closure = closure.solved_edges();
         }
-        csv << fmt::format("{},{},{},{},{},{},{},{},{:.3g},{},{}\n", families[fi], n, i + 1, g.num_directed(),
-                           g.num_bidirected(), classic.solved_nodes(g), big.solved_nodes(g), tiny.solved_nodes(g),
-                           tiny.error_bound, ew_classic, ew_closure);
+        csv.row(families[fi], n, i + 1, g.num_directed(), g.num_bidirected(), classic.solved_nodes(g),
+                big.solved_nodes(g), tiny.solved_nodes(g), tiny.error_bound, ew_classic, ew_closure);
         bar.advance();
       }
     }
@@ -315,9 +309,10 @@ void run_numeric(nexp::RunContext& ctx) {
 
   // Two estimators from the same sample: the square system of the certified sources (FDD's formula)
   // and least squares over every allowed equation.
-  std::ofstream csv(ctx.artifacts_dir() / "numeric.csv");
-  csv << "graph,n,directed,identified_edges,identified_nodes,samples,max_error,median_error,max_error_all,"
-         "median_error_all\n";
+  nexp::CsvWriter csv(ctx.artifacts_dir() / "numeric.csv",
+                      {C::integer("graph"), C::integer("n"), C::integer("directed"), C::integer("identified_edges"),
+                       C::integer("identified_nodes"), C::text("samples"), C::real("max_error"),
+                       C::real("median_error"), C::real("max_error_all"), C::real("median_error_all")});
   double population = 0;
   std::map<std::int64_t, std::vector<double>> max_sq, med_sq, max_all, med_all;
   auto bar = ctx.progress(count * static_cast<std::int64_t>(samples.size() + 1), "numeric");
@@ -336,8 +331,8 @@ void run_numeric(nexp::RunContext& ctx) {
     const Errors e0 = errors(g, identify(g, id, sigma), sem), e1 = errors(g, identify(g, id, sigma, true), sem);
     population = std::max({population, e0.max, e1.max});
     auto row = [&](const std::string& size, const Errors& a, const Errors& b) {
-      csv << fmt::format("{},{},{},{},{},{},{:.3e},{:.3e},{:.3e},{:.3e}\n", i + 1, n, g.num_directed(),
-                         id.solved_edges(), id.solved_nodes(g), size, a.max, a.median, b.max, b.median);
+      csv.row(i + 1, n, g.num_directed(), id.solved_edges(), id.solved_nodes(g), size, a.max, a.median, b.max,
+              b.median);
     };
     row("population", e0, e1);
     bar.advance();
@@ -349,7 +344,6 @@ void run_numeric(nexp::RunContext& ctx) {
       max_all[size].push_back(b.max);
       med_all[size].push_back(b.median);
       row(std::to_string(size), a, b);
-      csv.flush();
       bar.advance();
     }
   }

@@ -1,18 +1,20 @@
 #include "methods.hpp"
 
 #include <fmt/format.h>
+#include <nexp/stats.hpp>
+#include <nexp/table.hpp>
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <fstream>
 #include <limits>
 #include <mutex>
 
-#include "stats.hpp"
 
 namespace moead {
+
+using nexp::stats::mean;
 
 std::int64_t default_budget(int n) {
   const auto m = static_cast<std::int64_t>(n);
@@ -44,20 +46,21 @@ Settings shared_settings(const AlgorithmOptions& o, const Problem& problem) {
 double median_time(const std::vector<std::int64_t>& t) {
   std::vector<double> x;
   for (auto v : t) x.push_back(v < 0 ? std::numeric_limits<double>::infinity() : static_cast<double>(v));
-  const double m = median(x);
+  const double m = nexp::stats::median(x);
   return std::isfinite(m) ? m : -1.0;
 }
 
 void write_runs_csv(const std::filesystem::path& file, const std::vector<RunResult>& results,
                     const std::vector<std::uint64_t>& seeds) {
-  std::ofstream out(file);
-  out << "replica,seed,evaluations,evaluations_to_front,archive_evaluations_to_front,coverage,archive_coverage,"
-         "hypervolume,population,seconds\n";
+  using C = nexp::CsvColumn;  // seeds are unsigned 64-bit words: written as text, so that none wraps negative
+  nexp::CsvWriter out(file, {C::integer("replica"), C::text("seed"), C::integer("evaluations"),
+                             C::integer("evaluations_to_front"), C::integer("archive_evaluations_to_front"),
+                             C::real("coverage"), C::real("archive_coverage"), C::real("hypervolume"),
+                             C::integer("population"), C::real("seconds")});
   for (std::size_t r = 0; r < results.size(); ++r) {
     const auto& x = results[r];
-    out << fmt::format("{},{},{},{},{},{:.6f},{:.6f},{:.6f},{},{:.4f}\n", r, seeds[r], x.evaluations,
-                       x.evals_to_front, x.evals_to_front_archive, x.coverage, x.archive_coverage, x.hypervolume,
-                       x.population, x.seconds);
+    out.row(r, std::to_string(seeds[r]), x.evaluations, x.evals_to_front, x.evals_to_front_archive, x.coverage,
+            x.archive_coverage, x.hypervolume, x.population, x.seconds);
   }
 }
 

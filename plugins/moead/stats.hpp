@@ -1,20 +1,13 @@
 #pragma once
-// Summary statistics for the experiments: robust centres, least-squares slopes on log-log axes, and
-// percentile-bootstrap intervals for those slopes.
+// The bootstrap interval of a runtime-scaling exponent, drawn with the plugin's own generator. Means,
+// medians, standard deviations and log-log fits come from the SDK (nexp/stats.hpp); this one routine
+// stays here because its resamples draw seeds with moead::Rng::below (one 32-bit multiply-shift per
+// index), not with nexp::Random::below as nexp::stats::loglog_slope_of_means does: switching would
+// redraw every resample and move the published intervals.
 #include <cstdint>
 #include <vector>
 
 namespace moead {
-
-double mean(const std::vector<double>& x);
-double median(std::vector<double> x);
-double stddev(const std::vector<double>& x);  // sample standard deviation (n - 1)
-
-struct LineFit {
-  double slope = 0, intercept = 0;
-};
-// Least squares of log(y) on log(x).
-LineFit fit_loglog(const std::vector<double>& x, const std::vector<double>& y);
 
 struct SlopeInterval {
   double slope = 0, lo = 0, hi = 0;  // point estimate and percentile interval

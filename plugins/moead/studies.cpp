@@ -1,6 +1,8 @@
 // The two headline experiments as single runs that loop internally: every (algorithm, distortion, n,
 // seed) is one independent job for oneTBB; the tables are written to the run's artifacts folder.
 #include <fmt/format.h>
+#include <nexp/stats.hpp>
+#include <nexp/table.hpp>
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
@@ -8,12 +10,17 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <tuple>
 
 #include "methods.hpp"
 #include "stats.hpp"
 
 namespace moead {
+
+using nexp::stats::mean;
+using nexp::stats::median;
+using nexp::stats::stddev;
 
 const std::vector<std::string>& study_algorithm_names() {
   static const std::vector<std::string> names = {"gsemo", "classic_ws", "classic_tch", "classic_pbi",
@@ -77,14 +84,17 @@ void run_jobs(nexp::RunContext& ctx, const OperatorOptions& operators, std::int6
 }
 
 void write_jobs_csv(const std::filesystem::path& file, const std::vector<Job>& jobs) {
-  std::ofstream out(file);
-  out << "algorithm,distortion,n,seed,evaluations,evaluations_to_front,archive_evaluations_to_front,coverage,"
-         "archive_coverage,hypervolume,population,seconds\n";
+  using C = nexp::CsvColumn;
+  nexp::CsvWriter out(file, {C::text("algorithm"), C::text("distortion"), C::integer("n"), C::integer("seed"),
+                             C::integer("evaluations"), C::integer("evaluations_to_front"),
+                             C::integer("archive_evaluations_to_front"), C::real("coverage"),
+                             C::real("archive_coverage"), C::real("hypervolume"), C::integer("population"),
+                             C::real("seconds")});
+  out.flush_every_row(false);
   for (const auto& j : jobs) {
     const auto& r = j.result;
-    out << fmt::format("{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{},{:.4f}\n", j.algorithm, j.distortion, j.n,
-                       j.seed_index, r.evaluations, r.evals_to_front, r.evals_to_front_archive, r.coverage,
-                       r.archive_coverage, r.hypervolume, r.population, r.seconds);
+    out.row(j.algorithm, j.distortion, j.n, j.seed_index, r.evaluations, r.evals_to_front, r.evals_to_front_archive,
+            r.coverage, r.archive_coverage, r.hypervolume, r.population, r.seconds);
   }
 }
 
@@ -115,10 +125,13 @@ void run_coverage_table(nexp::RunContext& ctx) {
 
   // Per cell: how often and how far the population covered the front; for classic decompositions also
   // the enumerated optima of the N = n+1 uniform subproblems (the holes as a computed fact).
-  std::ofstream csv(ctx.artifacts_dir() / "coverage_table.csv");
-  csv << "algorithm,distortion,n,runs,success_rate,mean_coverage,min_coverage,archive_success_rate,"
-         "mean_archive_coverage,median_evaluations_to_front,mean_hypervolume,optima_unique,optima_reachable,"
-         "front_size\n";
+  using C = nexp::CsvColumn;
+  nexp::CsvWriter csv(ctx.artifacts_dir() / "coverage_table.csv",
+                      {C::text("algorithm"), C::text("distortion"), C::integer("n"), C::integer("runs"),
+                       C::real("success_rate"), C::real("mean_coverage"), C::real("min_coverage"),
+                       C::real("archive_success_rate"), C::real("mean_archive_coverage"),
+                       C::real("median_evaluations_to_front"), C::real("mean_hypervolume"), C::integer("optima_unique"),
+                       C::integer("optima_reachable"), C::integer("front_size")});
   std::map<CellKey, std::string> shown;
   double sa_min = 1, sa_success = 0, sa_runs = 0, classic_cov = 0, classic_runs = 0, tch_holes = 0;
   for (const auto& [key, runs] : by_cell(jobs)) {
@@ -132,16 +145,15 @@ void run_coverage_table(nexp::RunContext& ctx) {
       if (r->success()) t.push_back(static_cast<double>(r->evals_to_front));
     }
     const double k = static_cast<double>(runs.size());
-    std::string unique = "", reachable = "";
+    std::optional<std::int64_t> unique, reachable;  // classic decompositions only
     if (alg.rfind("classic_", 0) == 0) {
       const auto optima = enumerate_optima(problem, parse_scalarizer(alg.substr(8)), n + 1, 5.0L);
-      unique = std::to_string(optima.unique()), reachable = std::to_string(optima.reachable());
+      unique = optima.unique(), reachable = optima.reachable();
       if (alg == "classic_tch") tch_holes += static_cast<double>(optima.holes().size());
     }
     const double min_cov = *std::min_element(cov.begin(), cov.end());
-    csv << fmt::format("{},{},{},{},{:.3f},{:.4f},{:.4f},{:.3f},{:.4f},{},{:.4f},{},{},{}\n", alg, dist, n,
-                       runs.size(), succ / k, mean(cov), min_cov, asucc / k, o.archive ? mean(acov) : -1.0,
-                       t.empty() ? -1.0 : median(t), mean(hv), unique, reachable, problem.front_size());
+    csv.row(alg, dist, n, runs.size(), succ / k, mean(cov), min_cov, asucc / k, o.archive ? mean(acov) : -1.0,
+            t.empty() ? -1.0 : median(t), mean(hv), unique, reachable, problem.front_size());
     shown[key] = fmt::format("{:.2f} ({:.0f}%)", mean(cov), 100 * succ / k);
     if (alg == "self_adjusting") {
       sa_min = std::min(sa_min, min_cov), sa_success += succ, sa_runs += k;
@@ -214,11 +226,15 @@ void run_runtime_scaling(nexp::RunContext& ctx) {
   write_jobs_csv(ctx.artifacts_dir() / "scaling_runs.csv", jobs);
   const auto cells = by_cell(jobs);
 
-  std::ofstream cells_csv(ctx.artifacts_dir() / "scaling_cells.csv");
-  cells_csv << "algorithm,distortion,n,runs,successes,mean_evaluations,median_evaluations,sd_evaluations,"
-               "mean_over_n3,mean_over_n4\n";
-  std::ofstream slopes_csv(ctx.artifacts_dir() / "scaling_slopes.csv");
-  slopes_csv << "algorithm,distortion,slope,ci_lo,ci_hi,all_covered,largest_n,mean_over_n3_at_largest_n\n";
+  using C = nexp::CsvColumn;
+  nexp::CsvWriter cells_csv(ctx.artifacts_dir() / "scaling_cells.csv",
+                            {C::text("algorithm"), C::text("distortion"), C::integer("n"), C::integer("runs"),
+                             C::integer("successes"), C::real("mean_evaluations"), C::real("median_evaluations"),
+                             C::real("sd_evaluations"), C::real("mean_over_n3"), C::real("mean_over_n4")});
+  nexp::CsvWriter slopes_csv(ctx.artifacts_dir() / "scaling_slopes.csv",
+                             {C::text("algorithm"), C::text("distortion"), C::real("slope"), C::real("ci_lo"),
+                              C::real("ci_hi"), C::boolean("all_covered"), C::integer("largest_n"),
+                              C::real("mean_over_n3_at_largest_n")});
   std::ofstream md(ctx.artifacts_dir() / "scaling.md");
   md << fmt::format("Evaluations until the population holds the whole front of {}, n = {} ({} seeds each). Slope: "
                     "least squares of log(mean) on log(n); 95% percentile bootstrap over seeds ({} resamples).\n\n",
@@ -245,17 +261,15 @@ void run_runtime_scaling(nexp::RunContext& ctx) {
         }
         all = all && ok == static_cast<int>(runs.size());
         const double nn = n;
-        cells_csv << fmt::format("{},{},{},{},{},{:.1f},{:.1f},{:.1f},{:.4f},{:.5f}\n", a, d, n, runs.size(), ok,
-                                 mean(t), median(t), stddev(t), mean(t) / (nn * nn * nn),
-                                 mean(t) / (nn * nn * nn * nn));
+        cells_csv.row(a, d, n, runs.size(), ok, mean(t), median(t), stddev(t), mean(t) / (nn * nn * nn),
+                      mean(t) / (nn * nn * nn * nn));
         xs.push_back(nn);
         samples.push_back(t);
         means.push_back(fmt::format("{:.3g}", mean(t)));
       }
       const auto fit = bootstrap_loglog_slope(xs, samples, resamples, derive_seed(ctx.seed(), xs.size()));
       const double nl = xs.back();
-      slopes_csv << fmt::format("{},{},{:.3f},{:.3f},{:.3f},{},{},{:.4f}\n", a, d, fit.slope, fit.lo, fit.hi, all,
-                                nl, mean(samples.back()) / (nl * nl * nl));
+      slopes_csv.row(a, d, fit.slope, fit.lo, fit.hi, all, o.ns.back(), mean(samples.back()) / (nl * nl * nl));
       md << fmt::format("| {} | {} | {} | {:.2f} [{:.2f}, {:.2f}] | {} |\n", a, a == "gsemo" ? "any (invariant)" : d,
                         fmt::join(means, " / "), fit.slope, fit.lo, fit.hi, all ? "yes" : "no");
       if (a == "gsemo") gsemo_slope = fit.slope;

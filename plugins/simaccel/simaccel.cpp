@@ -3,6 +3,7 @@
 #include <ATen/ATen.h>
 #include <nexp/torch.hpp>
 #include <fmt/format.h>
+#include <nexp/stats.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -166,7 +167,6 @@ void run_burn_in(nexp::RunContext& ctx) {
   const nexp::Health health = ctx.device().health();
   if (accel) accel->release(bytes);
   for (const auto& line : health.problems) ctx.log().warn("{}: {}", ctx.device().info().id, line);
-  std::sort(seconds.begin(), seconds.end());
   auto delta = [&](const char* key) {
     auto x = after.values.find(key), y = before.values.find(key);
     return x == after.values.end() || y == before.values.end() ? 0.0 : x->second - y->second;
@@ -176,7 +176,7 @@ void run_burn_in(nexp::RunContext& ctx) {
   ctx.summary("passed", passed ? 1.0 : 0.0);
   ctx.summary("health_ok", health.ok ? 1.0 : 0.0);
   ctx.summary("ecc_errors", delta("ecc_sbe_total") + delta("ecc_dbe_total"));
-  ctx.summary("step_seconds", seconds.empty() ? 0.0 : seconds[seconds.size() / 2]);
+  ctx.summary("step_seconds", seconds.empty() ? 0.0 : nexp::stats::median(seconds));
   ctx.log().info("burn-in on {}: {} steps, max relative error {:.2e} (tolerance {:.0e}), health {}: {}", ctx.device().info().id,
                  steps, worst, tolerance, health.ok ? "ok" : "FAILED", passed ? "PASS" : "FAIL");
 }

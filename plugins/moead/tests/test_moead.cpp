@@ -1,6 +1,7 @@
 // moead's own tests: objectives on hand-made strings, Pareto sets and subproblem optima by brute
 // force, the algorithms against exact Markov-chain values and proven facts.
 #include <gtest/gtest.h>
+#include <nexp/stats.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -430,8 +431,8 @@ double mean_gsemo(const Problem& p, int runs, std::uint64_t seed0, double* se = 
     EXPECT_EQ(res.coverage, 1.0);
     t.push_back(static_cast<double>(res.evals_to_front));
   }
-  if (se) *se = stddev(t) / std::sqrt(static_cast<double>(runs));
-  return mean(t);
+  if (se) *se = nexp::stats::standard_error(t);
+  return nexp::stats::mean(t);
 }
 
 }  // namespace
@@ -547,7 +548,7 @@ TEST(Stats, LogLogSlopeOfAnExactPowerLawAndItsBootstrapInterval) {
   const std::vector<double> x = {8, 16, 32, 64};
   std::vector<double> y;
   for (double v : x) y.push_back(3 * v * v * v);
-  EXPECT_NEAR(fit_loglog(x, y).slope, 3.0, 1e-12);
+  EXPECT_NEAR(nexp::stats::fit_loglog(x, y).slope, 3.0, 1e-12);
   std::vector<std::vector<double>> samples;
   Rng rng(1);
   for (double v : x) {
