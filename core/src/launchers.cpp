@@ -22,6 +22,7 @@
 #include "nexp/runtime/tracking.hpp"
 #include "nexp/runtime/util.hpp"
 #include "nexp/text.hpp"
+#include "run_signals.hpp"
 
 extern char** environ;
 
@@ -33,27 +34,6 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-volatile sig_atomic_t g_sweep_signals = 0;
-void on_sweep_signal(int) { g_sweep_signals = g_sweep_signals + 1; }
-
-class SweepSignals {
- public:
-  SweepSignals() {
-    g_sweep_signals = 0;
-    struct sigaction sa {};
-    sa.sa_handler = on_sweep_signal;
-    sigemptyset(&sa.sa_mask);
-    ::sigaction(SIGINT, &sa, &old_int_);
-    ::sigaction(SIGTERM, &sa, &old_term_);
-  }
-  ~SweepSignals() {
-    ::sigaction(SIGINT, &old_int_, nullptr);
-    ::sigaction(SIGTERM, &old_term_, nullptr);
-  }
-
- private:
-  struct sigaction old_int_ {}, old_term_ {};
-};
 
 // Overwrites a trial's status when its process could not (killed, crashed before its handler ran).
 void force_status(const SweepPlan& plan, const SweepTrial& trial, RunStatus status, const std::string& error,
@@ -173,7 +153,7 @@ class LocalLauncher {
   }
 
   SweepOutcome run() {
-    SweepSignals signals;
+    detail::SignalCounter signals;
     Progress bar = make_progress(static_cast<std::int64_t>(queue_.size()), "sweep");
     while ((!outcome_.stopped && next_ < queue_.size()) || !running_.empty()) {
       forward_signals();
@@ -199,8 +179,8 @@ class LocalLauncher {
 
   // Ctrl-C: stop launching; pass each signal on to the running trials (the first lets them checkpoint).
   void forward_signals() {
-    if (g_sweep_signals <= forwarded_) return;
-    forwarded_ = g_sweep_signals;
+    if (detail::SignalCounter::count() <= forwarded_) return;
+    forwarded_ = detail::SignalCounter::count();
     outcome_.stopped = true;
     logger().warn("stopping the sweep: {} running trial{} {}", running_.size(), running_.size() == 1 ? "" : "s",
                   forwarded_ == 1 ? "checkpoint and stop (Ctrl-C again to kill them)" : "killed");
@@ -336,7 +316,7 @@ std::string job_script(const SweepPlan& plan, const LaunchOptions& options, cons
 // Progress comes from the trials' own status files: Slurm's job ids restart and are never keys.
 // Returns false when stopped by a signal.
 bool wait_for_array(const SweepPlan& plan, const std::vector<int>& queue, const std::string& job_id) {
-  SweepSignals signals;
+  detail::SignalCounter signals;
   Progress bar = make_progress(static_cast<std::int64_t>(queue.size()), "slurm");
   std::map<int, TrialState> reported;
   int rc = 0;
@@ -357,7 +337,7 @@ bool wait_for_array(const SweepPlan& plan, const std::vector<int>& queue, const 
     bar.set(finished);
     bar.note(fmt::format("{} running", running));
     if (finished == static_cast<int>(queue.size())) return true;
-    if (g_sweep_signals > 0) {
+    if (detail::SignalCounter::count() > 0) {
       logger().warn("stopped waiting; Slurm job {} keeps running (`scancel {}` stops it; `nexp sweep status {}` follows it)",
                     job_id, job_id, plan.folder.string());
       return false;

@@ -11,7 +11,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
 #include <csignal>
 #include <cstring>
 #include <fstream>
@@ -29,6 +28,7 @@
 #include "nexp/runtime/sweep.hpp"
 #include "nexp/runtime/tracking.hpp"
 #include "nexp/runtime/util.hpp"
+#include "run_signals.hpp"
 
 extern char** environ;
 
@@ -39,28 +39,6 @@ using json = nlohmann::json;
 
 namespace {
 
-std::atomic<int> g_signals{0};
-extern "C" void on_reproduce_signal(int) { g_signals.fetch_add(1); }
-
-// Ctrl-C and SIGTERM while rows run: counted here, passed on to the running commands.
-class SignalScope {
- public:
-  SignalScope() {
-    g_signals = 0;
-    struct sigaction sa {};
-    sa.sa_handler = on_reproduce_signal;
-    sigemptyset(&sa.sa_mask);
-    ::sigaction(SIGINT, &sa, &old_int_);
-    ::sigaction(SIGTERM, &sa, &old_term_);
-  }
-  ~SignalScope() {
-    ::sigaction(SIGINT, &old_int_, nullptr);
-    ::sigaction(SIGTERM, &old_term_, nullptr);
-  }
-
- private:
-  struct sigaction old_int_ {}, old_term_ {};
-};
 
 // One distinct command of the reproduction, shared by the rows that run it.
 struct Task {
@@ -249,7 +227,7 @@ void finish(Task& t, int wstatus, const rusage& usage) {
 
 // Runs the tasks: single runs `jobs` at once, a sweep alone. Returns when all are done or stopped.
 void execute(std::vector<Task*>& tasks, const ReproduceOptions& options) {
-  SignalScope signals;
+  detail::SignalCounter signals;
   std::vector<Task*> running;
   std::size_t next = 0;
   int forwarded = 0;
@@ -257,14 +235,14 @@ void execute(std::vector<Task*>& tasks, const ReproduceOptions& options) {
     if (running.empty()) return true;
     return !t.sweep && !running.front()->sweep && static_cast<int>(running.size()) < std::max(1, options.jobs);
   };
-  while ((g_signals == 0 && next < tasks.size()) || !running.empty()) {
-    if (g_signals > forwarded) {
-      forwarded = g_signals;
+  while ((detail::SignalCounter::count() == 0 && next < tasks.size()) || !running.empty()) {
+    if (detail::SignalCounter::count() > forwarded) {
+      forwarded = detail::SignalCounter::count();
       logger().warn("stopping: {} command{} asked to {}", running.size(), running.size() == 1 ? "" : "s",
                     forwarded == 1 ? "checkpoint and stop (Ctrl-C again to kill)" : "stop now");
       for (Task* t : running) ::kill(t->pid, forwarded == 1 ? SIGINT : SIGKILL);
     }
-    while (g_signals == 0 && next < tasks.size() && can_start(*tasks[next])) {
+    while (detail::SignalCounter::count() == 0 && next < tasks.size() && can_start(*tasks[next])) {
       Task& t = *tasks[next++];
       logger().info("{}: {}{}", t.label, t.command->text(), t.resumes.empty() ? "" : " (resuming run " + t.resumes + ")");
       t.pid = spawn(t.argv, t.out_log, t.err_log);

@@ -180,4 +180,25 @@ bool RunSignals::stop_requested() { return g_signals > 0 || g_test_stop; }
 bool RunSignals::second_signal() { return g_signals >= 2; }
 void RunSignals::request_stop() { g_test_stop = true; }
 
+namespace {
+volatile sig_atomic_t g_counted = 0;
+extern "C" void count_signal(int) { g_counted = g_counted + 1; }
+}  // namespace
+
+SignalCounter::SignalCounter() {
+  g_counted = 0;
+  struct sigaction sa {};
+  sa.sa_handler = count_signal;
+  sigemptyset(&sa.sa_mask);
+  ::sigaction(SIGINT, &sa, &old_int_);
+  ::sigaction(SIGTERM, &sa, &old_term_);
+}
+
+SignalCounter::~SignalCounter() {
+  ::sigaction(SIGINT, &old_int_, nullptr);
+  ::sigaction(SIGTERM, &old_term_, nullptr);
+}
+
+int SignalCounter::count() { return g_counted; }
+
 }  // namespace nexp::detail

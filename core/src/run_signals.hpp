@@ -13,6 +13,8 @@
 // The hand-over from "method running" to "core finishing" is one compare-and-swap on a lock-free
 // atomic that the handler also uses, so exactly one of them decides what status.json says.
 // A fatal signal (a crash) while the method runs writes a prepared `failed` status and re-raises.
+#include <signal.h>
+
 #include <filesystem>
 #include <string>
 
@@ -45,6 +47,20 @@ class RunSignals {
 
  private:
   bool installed_ = false;
+};
+
+// Counts SIGINT and SIGTERM while in scope, for a process that starts others (the sweep launchers,
+// nexp reproduce) and passes the signals on to them; the previous handlers come back at the end.
+class SignalCounter {
+ public:
+  SignalCounter();
+  ~SignalCounter();
+  SignalCounter(const SignalCounter&) = delete;
+  SignalCounter& operator=(const SignalCounter&) = delete;
+  static int count();  // signals received since the innermost counter began
+
+ private:
+  struct sigaction old_int_ {}, old_term_ {};
 };
 
 }  // namespace nexp::detail
