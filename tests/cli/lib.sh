@@ -8,7 +8,7 @@ WORK=$(mktemp -d /tmp/nexp-cli-XXXXXX)
 # removed stops waiting (the second removal takes what such a run wrote while the first one ran).
 cleanup() {
   local jobs; jobs=$(jobs -p)
-  [[ -z $jobs ]] || kill -9 $jobs 2>/dev/null || true
+  [[ -z $jobs ]] || { kill -9 $jobs; wait $jobs; } 2>/dev/null || true  # wait: no "Killed" line
   rm -rf "$WORK" 2>/dev/null || { sleep 1; rm -rf "$WORK"; } || true  # a failing trap would set the exit code
 }
 trap cleanup EXIT
