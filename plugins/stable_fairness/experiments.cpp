@@ -188,7 +188,9 @@ void run_frontier(nexp::RunContext& ctx) {
       row("eg", eps, val, test);
       eg.push_back({notion_gap(s.test, test, o.notion), accuracy(s.test, test)});
     }
-    // EG's accuracy at the mixture's test gap: linear interpolation of its points sorted by gap.
+    // EG's accuracy at the mixture's test gap: linear interpolation of its points sorted by gap, with
+    // the unconstrained logistic regression as the end eps -> infinity of EG's curve.
+    eg.push_back({notion_gap(s.test, base.test.col(0), o.notion), accuracy(s.test, base.test.col(0))});
     std::sort(eg.begin(), eg.end());
     double at = NAN;
     if (!mix_gap.empty() && !std::isnan(mix_gap.back()))
