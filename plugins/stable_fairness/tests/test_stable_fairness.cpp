@@ -1,0 +1,341 @@
+// Tests of the stable_fairness plugin: the interior-point solver against stored cvxopt solutions, its
+// KKT residuals and a brute-force grid; the Lipschitz constants in closed form and against searches;
+// the randomised mixture's rates; reweighing; Hardt et al.; exponentiated gradient against the LP.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include <nexp/stats.hpp>
+
+#include "../data.hpp"
+#include "../fairness.hpp"
+#include "../models.hpp"
+#include "../socp.hpp"
+
+using namespace stable_fairness;
+
+namespace {
+
+// The tests run in the repository root (CTest sets the working directory).
+const std::filesystem::path kData = "plugins/stable_fairness/tests/data";
+
+Eigen::VectorXd read_vec(std::istream& in, Eigen::Index n) {
+  Eigen::VectorXd v(n);
+  for (Eigen::Index i = 0; i < n; ++i) in >> v(i);
+  return v;
+}
+
+struct Reference {
+  ConeProgram program;
+  Eigen::VectorXd alpha;
+  double objective = 0;
+};
+
+std::vector<Reference> read_reference() {
+  std::ifstream in(kData / "socp_reference.txt");
+  std::vector<Reference> out;
+  std::string word;
+  while (in >> word) {
+    if (word == "#") {
+      std::getline(in, word);
+      continue;
+    }
+    int K, G, J;
+    std::string kind;
+    in >> K >> G >> J >> kind;
+    Reference r;
+    r.program.c = read_vec(in, K);
+    std::vector<Eigen::MatrixXd> rates;
+    for (int j = 0; j < J; ++j) {
+      Eigen::MatrixXd m(G, K);
+      for (int g = 0; g < G; ++g) m.row(g) = read_vec(in, K).transpose();
+      rates.push_back(m);
+    }
+    double tau;
+    in >> tau;
+    r.program.a.resize(0, K);
+    std::vector<Eigen::RowVectorXd> rows;
+    for (const auto& m : rates) {
+      if (kind == "l2") {
+        r.program.cones.push_back(centering(G) * m);
+        r.program.tau.push_back(tau);
+      } else {
+        for (int g = 0; g < G; ++g)
+          for (int h = 0; h < G; ++h)
+            if (g != h) rows.push_back(m.row(g) - m.row(h));
+      }
+    }
+    if (!rows.empty()) {
+      r.program.a.resize(static_cast<Eigen::Index>(rows.size()), K);
+      for (std::size_t i = 0; i < rows.size(); ++i) r.program.a.row(static_cast<Eigen::Index>(i)) = rows[i];
+      r.program.b = Eigen::VectorXd::Constant(r.program.a.rows(), tau);
+    }
+    r.alpha = read_vec(in, K);
+    in >> r.objective;
+    out.push_back(r);
+  }
+  return out;
+}
+
+// The synthetic model with the intercept column, and the group indicator as a feature when asked.
+Sample synthetic_sample(std::int64_t n, std::uint64_t seed, TableOptions o = {}, bool group_feature = false) {
+  o.n = n;
+  const auto raw = make_synthetic(o, seed);
+  Sample s;
+  s.groups = 2;
+  Eigen::VectorXd g(raw.x.rows());
+  for (Eigen::Index i = 0; i < g.size(); ++i) g(i) = raw.g[static_cast<std::size_t>(i)];
+  s.x.resize(raw.x.rows(), raw.x.cols() + (group_feature ? 2 : 1));
+  if (group_feature) s.x << raw.x, g, Eigen::VectorXd::Ones(raw.x.rows());
+  else s.x << raw.x, Eigen::VectorXd::Ones(raw.x.rows());
+  s.y = raw.y, s.g = raw.g;
+  return s;
+}
+
+}  // namespace
+
+TEST(StableFairnessSocp, MatchesStoredCvxoptSolutions) {
+  const auto refs = read_reference();
+  ASSERT_EQ(refs.size(), 8u);
+  for (const auto& r : refs) {
+    const auto sol = solve_cone_program(r.program);
+    ASSERT_TRUE(sol.feasible);
+    EXPECT_NEAR(sol.objective, r.objective, 1e-7);
+    EXPECT_LT((sol.alpha - r.alpha).lpNorm<Eigen::Infinity>(), 1e-6);
+  }
+}
+
+TEST(StableFairnessSocp, KktResidualsAreTiny) {
+  for (const auto& r : read_reference()) {
+    const auto sol = solve_cone_program(r.program);
+    EXPECT_LT(sol.stationarity, 1e-8);
+    EXPECT_LT(sol.complementarity, 1e-8);
+    EXPECT_EQ(sol.primal, 0.0);  // strictly feasible
+    EXPECT_NEAR(sol.alpha.sum(), 1.0, 1e-12);
+    EXPECT_GE(sol.lambda_nonneg.minCoeff(), 0.0);
+  }
+}
+
+TEST(StableFairnessSocp, BruteForceSimplexGridForThreePredictors) {
+  nexp::Random rng(7);
+  for (int trial = 0; trial < 5; ++trial) {
+    ConeProgram p;
+    p.c = Eigen::Vector3d(rng.uniform(0.1, 0.3), rng.uniform(0.1, 0.3), rng.uniform(0.1, 0.3));
+    Eigen::MatrixXd r(2, 3);
+    for (int i = 0; i < 6; ++i) r(i / 3, i % 3) = rng.uniform();
+    p.cones.push_back(centering(2) * r);
+    p.tau.push_back(0.05);
+    p.a.resize(0, 3);
+    const int steps = 1000;
+    double best = INFINITY;
+    for (int i = 0; i <= steps; ++i)
+      for (int j = 0; i + j <= steps; ++j) {
+        const Eigen::Vector3d a(double(i) / steps, double(j) / steps, double(steps - i - j) / steps);
+        if ((p.cones[0] * a).norm() <= 0.05) best = std::min(best, p.c.dot(a));
+      }
+    const auto sol = solve_cone_program(p);
+    if (!std::isfinite(best)) {
+      EXPECT_FALSE(sol.feasible);
+      continue;
+    }
+    ASSERT_TRUE(sol.feasible);
+    EXPECT_LE(sol.objective, best + 1e-9);  // the grid is a subset of the feasible set
+    EXPECT_GT(sol.objective, best - 2e-3);  // and a fine one
+  }
+}
+
+TEST(StableFairnessSocp, ReportsInfeasibleTau) {
+  ConeProgram p;
+  p.c = Eigen::Vector2d(0.2, 0.3);
+  Eigen::MatrixXd r(2, 2);
+  r << 0.2, 0.3, 0.6, 0.5;  // every mixture has r1 - r0 >= 0.2
+  p.cones.push_back(centering(2) * r);
+  p.tau.push_back(0.1);  // < 0.2 / sqrt 2
+  p.a.resize(0, 2);
+  const auto sol = solve_cone_program(p);
+  EXPECT_FALSE(sol.feasible);
+  EXPECT_NEAR(sol.phase1, 0.2 * 0.2 / 2 - 0.01, 1e-6);  // least violation of ||D a||^2 - tau^2
+}
+
+TEST(StableFairnessConstants, TwoGroupsClosedForms) {
+  Eigen::MatrixXd r(2, 1);
+  r << 0.31, 0.74;
+  EXPECT_NEAR(lipschitz_constant(r, Norm::L2), 0.43 / std::sqrt(2.0), 1e-15);
+  EXPECT_NEAR(lipschitz_constant(r, Norm::TV), 0.43, 1e-15);
+}
+
+TEST(StableFairnessConstants, ManyGroupsAgainstSearchOverDirections) {
+  nexp::Random rng(3);
+  Eigen::MatrixXd r(4, 1);
+  for (int g = 0; g < 4; ++g) r(g, 0) = rng.uniform();
+  // l2: sup over directions v in the simplex's tangent space (sum v = 0) of |v . r| / ||v||.
+  double best = 0;
+  for (int t = 0; t < 200000; ++t) {
+    Eigen::Vector4d v(rng.normal(), rng.normal(), rng.normal(), rng.normal());
+    v.array() -= v.mean();
+    best = std::max(best, std::abs(v.dot(r.col(0))) / v.norm());
+  }
+  const double l2 = lipschitz_constant(r, Norm::L2);
+  EXPECT_LE(best, l2 + 1e-12);
+  EXPECT_GT(best, 0.995 * l2);
+  // TV: sup over pairs of compositions of |R(pi) - R(pi')| / TV(pi, pi'), here over random pairs.
+  double tv_best = 0;
+  for (int t = 0; t < 200000; ++t) {
+    Eigen::Vector4d a, b;
+    for (int g = 0; g < 4; ++g) a(g) = rng.exponential(1), b(g) = rng.exponential(1);
+    a /= a.sum(), b /= b.sum();
+    tv_best = std::max(tv_best, std::abs((a - b).dot(r.col(0))) / (0.5 * (a - b).lpNorm<1>()));
+  }
+  const double tv = lipschitz_constant(r, Norm::TV);
+  EXPECT_LE(tv_best, tv + 1e-12);
+  EXPECT_GT(tv_best, 0.9 * tv);
+}
+
+TEST(StableFairnessMixture, RandomisedRatesWithinBinomialBounds) {
+  const Sample s = synthetic_sample(40000, 11);
+  nexp::Random rng(5);
+  Eigen::MatrixXd pred(static_cast<Eigen::Index>(s.size()), 4);
+  for (Eigen::Index i = 0; i < pred.rows(); ++i)
+    for (int k = 0; k < 4; ++k) pred(i, k) = rng.bernoulli(0.2 + 0.15 * k + 0.1 * s.g[static_cast<std::size_t>(i)]);
+  const Eigen::Vector4d alpha(0.1, 0.4, 0.3, 0.2);
+  const Eigen::MatrixXd expected = group_rates(s, pred * alpha, Notion::EO);  // linear in alpha
+  const Eigen::MatrixXd drawn = group_rates(s, sample_mixture(pred, alpha, rng), Notion::EO);
+  for (int g = 0; g < 2; ++g)
+    for (int y = 0; y < 2; ++y) {
+      std::int64_t n = 0;
+      for (std::size_t i = 0; i < s.size(); ++i) n += s.g[i] == g && s.y[i] == y;
+      const auto ci = nexp::stats::clopper_pearson_interval(std::llround(drawn(g, y) * n), n, 0.999);
+      EXPECT_TRUE(ci.contains(expected(g, y))) << g << " " << y;
+    }
+}
+
+TEST(StableFairnessData, SyntheticRatesMatchClosedForm) {
+  TableOptions o;
+  const Sample s = synthetic_sample(200000, 2, o);
+  for (int g = 0; g < 2; ++g) {
+    std::int64_t n = 0, k = 0;
+    for (std::size_t i = 0; i < s.size(); ++i)
+      if (s.g[i] == g) ++n, k += s.x(static_cast<Eigen::Index>(i), 0) > 0.3;
+    const auto ci = nexp::stats::clopper_pearson_interval(k, n, 0.999);
+    EXPECT_TRUE(ci.contains(synthetic_rule_rate(o, g, 0.3)));
+  }
+}
+
+TEST(StableFairnessReweighting, ReweighingMakesGroupAndLabelIndependent) {
+  const Sample s = synthetic_sample(5000, 4);
+  const Eigen::VectorXd w = reweighing_weights(s);
+  double cell[2][2] = {{0, 0}, {0, 0}}, pg[2] = {0, 0}, py[2] = {0, 0};
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const double wi = w(static_cast<Eigen::Index>(i)) / w.sum();
+    cell[s.g[i]][s.y[i]] += wi, pg[s.g[i]] += wi, py[s.y[i]] += wi;
+  }
+  for (int g = 0; g < 2; ++g)
+    for (int y = 0; y < 2; ++y) EXPECT_NEAR(cell[g][y], pg[g] * py[y], 1e-12);
+  // composition_weights: the group share within the positives is the target.
+  const Eigen::VectorXd v = composition_weights(s, 1, {0.25, 0.75});
+  double pos = 0, pos1 = 0;
+  for (std::size_t i = 0; i < s.size(); ++i)
+    if (s.y[i]) pos += v(static_cast<Eigen::Index>(i)), pos1 += s.g[i] ? v(static_cast<Eigen::Index>(i)) : 0;
+  EXPECT_NEAR(pos1 / pos, 0.75, 1e-12);
+}
+
+TEST(StableFairnessHardt, EqualisesTprAndFpr) {
+  TableOptions o;
+  o.base_rates = {0.2, 0.5};
+  const Sample fit = synthetic_sample(20000, 8, o, true), test = synthetic_sample(40000, 9, o, true);
+  Eigen::VectorXd y(static_cast<Eigen::Index>(fit.size()));
+  for (std::size_t i = 0; i < fit.size(); ++i) y(static_cast<Eigen::Index>(i)) = fit.y[i];
+  const auto lr = fit_logistic(fit.x, y, Eigen::VectorXd::Ones(y.size()), 1e-3);
+  EXPECT_GT(eo_gap(fit, lr.predict(fit.x)), 0.05);  // unfair before
+  const auto post = fit_hardt(lr.score(fit.x), fit.y, fit.g, 2);
+  EXPECT_LT(eo_gap(fit, post.predict(lr.score(fit.x), fit.g)), 1e-9);  // exact on the fitting sample
+  EXPECT_LT(eo_gap(test, post.predict(lr.score(test.x), test.g)), 0.03);  // sampling error on fresh data
+}
+
+TEST(StableFairnessEg, ReachesTheLpOptimumOnATinyCase) {
+  // Ten points, two groups, a finite class of six labelings; the best response enumerates the class.
+  Sample s;
+  s.groups = 2;
+  s.y = {1, 0, 1, 1, 0, 0, 1, 0, 1, 0};
+  s.g = {0, 0, 0, 0, 0, 1, 1, 1, 1, 1};
+  s.x = Eigen::MatrixXd::Ones(10, 1);
+  nexp::Random rng(1);
+  Eigen::MatrixXd H(10, 6);
+  for (int i = 0; i < 10; ++i)
+    for (int k = 0; k < 6; ++k) H(i, k) = rng.bernoulli(k == 0 ? (s.y[i] ? 0.9 : 0.1) : 0.5);
+  const double n = 10, eps = 0.05;
+  Eigen::VectorXd cost(10);
+  double err0 = 0;
+  for (int i = 0; i < 10; ++i) cost(i) = (1 - 2 * s.y[i]) / n, err0 += s.y[i] / n;
+  const Eigen::MatrixXd a = dp_moments(s);
+  // The LP over mixtures q of the class: min err0 + cost^T H q  s.t.  a H q <= eps.
+  ConeProgram lp;
+  lp.c = H.transpose() * cost;
+  lp.a = a * H;
+  lp.b = Eigen::VectorXd::Constant(lp.a.rows(), eps);
+  const auto exact = solve_cone_program(lp);
+  ASSERT_TRUE(exact.feasible);
+  std::vector<int> chosen;
+  auto oracle = [&](const Eigen::VectorXd& c) {
+    Eigen::Index k;
+    (H.transpose() * c).minCoeff(&k);
+    chosen.push_back(static_cast<int>(k));
+    return Eigen::VectorXd(H.col(k));
+  };
+  EgOptions o;
+  o.iterations = 20000;
+  o.nu = 1e-4;
+  const auto res = exponentiated_gradient(err0, cost, a, eps, o, oracle);
+  Eigen::VectorXd q = Eigen::VectorXd::Zero(6);
+  for (std::size_t t = 0; t < chosen.size(); ++t) q(chosen[t]) += res.weights[t];
+  const double err = err0 + lp.c.dot(q), lp_err = err0 + exact.objective;
+  // Agarwal et al., Theorem 1 with the duality gap nu reached: err(Q) <= OPT + 2 nu and
+  // gamma(Q) <= eps + (1 + 2 nu) / B; and here EG lands within 0.005 of the LP's optimum.
+  const double nu = res.gap, B = 1 / eps;
+  EXPECT_LT(nu, 0.05);
+  EXPECT_LE(err, lp_err + 2 * nu + 1e-9);
+  EXPECT_LE((lp.a * q).maxCoeff(), eps + (1 + 2 * nu) / B + 1e-9);
+  EXPECT_NEAR(err, lp_err, 5e-3);
+}
+
+TEST(StableFairnessCertificate, TwoGroupConfidenceTermClosedForm) {
+  const Sample val = synthetic_sample(3000, 21), test = synthetic_sample(2000, 22);
+  double nv[2] = {0, 0}, nt[2] = {0, 0};
+  for (int g : val.g) nv[g] += 1;
+  for (int g : test.g) nt[g] += 1;
+  const double L = std::log(2.0 * 5 * 2 / 0.1);
+  const double e0 = std::sqrt((1 / nv[0] + 1 / nt[0]) * L / 2), e1 = std::sqrt((1 / nv[1] + 1 / nt[1]) * L / 2);
+  EXPECT_NEAR(confidence_term(val, test, Notion::DP, Norm::TV, 5, 0.1), e0 + e1, 1e-12);
+  EXPECT_NEAR(confidence_term(val, test, Notion::DP, Norm::L2, 5, 0.1), (e0 + e1) / std::sqrt(2.0), 1e-12);
+  EXPECT_EQ(confidence_term(val, test, Notion::DP, Norm::L2, 5, 0.0), 0.0);
+}
+
+TEST(StableFairnessData, CsvMissingColumnIsAClearError) {
+  const auto file = std::filesystem::temp_directory_path() / "stable_fairness_test.csv";
+  std::ofstream(file) << "a,b,label\n1,x,0\n2,y,1\n";
+  try {
+    read_csv_table(file, "label", "sex");
+    FAIL() << "expected a DataError";
+  } catch (const nexp::DataError& e) {
+    EXPECT_NE(std::string(e.what()).find("no column 'sex'"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("a, b, label"), std::string::npos);
+  }
+  std::filesystem::remove(file);
+}
+
+TEST(StableFairnessData, AdultFromTheCache) {
+  const auto file = nexp::data_dir() / "stable_fairness" / "adult" / "a9a.txt";
+  if (!std::filesystem::exists(file)) GTEST_SKIP() << file << " is absent: run scripts/setup";
+  const auto t = read_adult(file, "sex");
+  EXPECT_EQ(t.y.size(), 48842u);
+  EXPECT_EQ(std::count(t.y.begin(), t.y.end(), 1), 7841 + 3846);
+  EXPECT_EQ(std::count(t.g.begin(), t.g.end(), 0), 10771 + 5421);  // female
+}
+
+TEST(StableFairnessData, CompasFromTheCache) {
+  const auto file = nexp::data_dir() / "stable_fairness" / "compas" / "compas-two-years-deidentified.csv";
+  if (!std::filesystem::exists(file)) GTEST_SKIP() << file << " is absent: run scripts/setup";
+  EXPECT_EQ(read_compas(file, "sex").y.size(), 6172u);  // ProPublica's filter
+}
