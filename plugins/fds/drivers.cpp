@@ -140,18 +140,18 @@ class LorenzDriver : public Driver {
 };
 
 std::unique_ptr<Driver> make_lorenz(const DriverParams& p, std::size_t slots, nexp::Random& rng) {
-  const std::size_t n_osc = (slots + 2) / 3;
+  const std::size_t per = p.lorenz_z ? 3 : 2, n_osc = (slots + per - 1) / per;
   std::vector<Vec3> u(n_osc);
   for (auto& v : u) v = {20.0 * rng.uniform() - 10.0, 20.0 * rng.uniform() - 10.0, 10.0 + 20.0 * rng.uniform()};
   for (int k = 0; k < p.burn_in; ++k)
     for (auto& v : u) rk4(v, p.dt);
   // Every (oscillator, component) pair once, shuffled (Fisher-Yates), the first `slots` kept.
-  std::vector<std::size_t> order(3 * n_osc);
+  std::vector<std::size_t> order(per * n_osc);
   std::iota(order.begin(), order.end(), std::size_t{0});
   for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng.below(i)]);
   std::vector<std::size_t> osc(slots);
   std::vector<int> comp(slots);
-  for (std::size_t s = 0; s < slots; ++s) osc[s] = order[s] / 3, comp[s] = static_cast<int>(order[s] % 3);
+  for (std::size_t s = 0; s < slots; ++s) osc[s] = order[s] / per, comp[s] = static_cast<int>(order[s] % per);
   return std::make_unique<LorenzDriver>(std::move(u), std::move(osc), std::move(comp));
 }
 
@@ -281,7 +281,9 @@ double sup_abs(Driver& d, double dt, int samples, nexp::Random& rng) {
 }
 
 std::array<double, 3> lorenz_q(const DriverParams& p, nexp::Random& pilot_rng) {
-  auto pilot = make_driver(p, 1500, pilot_rng);
+  DriverParams all = p;
+  all.lorenz_z = true;
+  auto pilot = make_driver(all, 1500, pilot_rng);
   const int samples = static_cast<int>(std::lround(40.0 / p.dt));
   std::vector<double> integral(pilot->size(), 0.0), at_t1;
   for (int k = 0; k < samples; ++k) {

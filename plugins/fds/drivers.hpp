@@ -38,6 +38,7 @@ struct DriverParams {
   double amplitude = 1.0;  // telegraph: a
   double dt = 0.01;        // the driver's integration step (lorenz: RK4 step h)
   int burn_in = 2000;      // lorenz: RK4 steps before use
+  bool lorenz_z = false;   // lorenz: also use the z coordinate (its Q is ~0.01: see make_driver)
 };
 
 class Driver {
@@ -55,6 +56,9 @@ class Driver {
 };
 
 // A stationary driver with `slots` coordinates (drawn from its stationary law; lorenz after burn-in).
+// Lorenz uses the x and y coordinates of each oscillator unless lorenz_z: z oscillates fast about its
+// mean and its integral hardly diffuses (Q_z ~ 0.01 against ~1 for x and y), so at a sampler step of
+// T ~ 0.25 its increment normalised by sqrt(Q_z T) is some twenty times too large.
 std::unique_ptr<Driver> make_driver(const DriverParams& p, std::size_t slots, nexp::Random& rng);
 
 // Closed forms (NaN / inf where none is known or the value is infinite).

@@ -52,9 +52,9 @@ void check_mixture(const MixtureOptions& o, const std::string& where) {
                                         "dimensions)", where, o.dim, o.kind, o.dim));
 }
 
-DriverParams driver_params(const std::string& driver, double rate, double amplitude, double dt) {
+DriverParams driver_params(const std::string& driver, double rate, double amplitude, double dt, bool lorenz_z) {
   DriverParams p;
-  p.kind = driver_kind(driver), p.rate = rate, p.amplitude = amplitude, p.dt = dt;
+  p.kind = driver_kind(driver), p.rate = rate, p.amplitude = amplitude, p.dt = dt, p.lorenz_z = lorenz_z;
   return p;
 }
 
@@ -130,7 +130,7 @@ class Bench {
                                           std::uint64_t index) {
     const bool driven = kind == SamplerKind::Fds || kind == SamplerKind::FdsChurn;
     if (!driven || driver == "gaussian") return std::make_unique<GaussianNoise>(nexp::Random::stream(seed_, "noise", index));
-    const auto p = driver_params(driver, o_.rate, o_.amplitude, o_.driver_dt);
+    const auto p = driver_params(driver, o_.rate, o_.amplitude, o_.driver_dt, o_.lorenz_z);
     if (p.kind == DriverKind::Lorenz && !lorenz_q_) {
       auto pilot = nexp::Random::stream(seed_, "driver_q");
       lorenz_q_ = lorenz_q(p, pilot);
@@ -214,6 +214,7 @@ void SamplingOptions::declare(nexp::Options<SamplingOptions>& o) {
   o.add("driver_dt", &SamplingOptions::driver_dt, "driver integration step (lorenz RK4 h)").range(1e-5, 0.05);
   o.add("rate", &SamplingOptions::rate, "ou: theta; telegraph: flip rate r").min(1e-6);
   o.add("amplitude", &SamplingOptions::amplitude, "telegraph: a").min(1e-6);
+  o.add("lorenz_z", &SamplingOptions::lorenz_z, "lorenz: also put z coordinates on the slots (Q_z ~ 0.01)");
   o.add("samples", &SamplingOptions::samples, "samples generated per run").range(10, 10000000);
   o.add("eval_samples", &SamplingOptions::eval_samples, "samples (and reference samples) for MMD, sliced W2, k-NN")
       .range(10, 100000);
@@ -233,6 +234,7 @@ void DriverStatsOptions::declare(nexp::Options<DriverStatsOptions>& o) {
   o.add("driver", &DriverStatsOptions::driver, "gaussian, ou, telegraph or lorenz").choices(kDrivers);
   o.add("rate", &DriverStatsOptions::rate, "ou: theta; telegraph: flip rate r").min(1e-6);
   o.add("amplitude", &DriverStatsOptions::amplitude, "telegraph: a").min(1e-6);
+  o.add("lorenz_z", &DriverStatsOptions::lorenz_z, "lorenz: also use z coordinates");
   o.add("dt", &DriverStatsOptions::dt, "integration step").range(1e-5, 0.05);
   o.add("slots", &DriverStatsOptions::slots, "independent coordinates (variance growth)").range(64, 10000000);
   o.add("samples", &DriverStatsOptions::samples, "trajectory steps (T = samples dt)").range(100, 100000000);
@@ -299,7 +301,7 @@ void run_sample(nexp::RunContext& ctx) {
 
 void run_driver_stats(nexp::RunContext& ctx) {
   const auto o = ctx.options<DriverStatsOptions>();
-  const auto p = driver_params(o.driver, o.rate, o.amplitude, o.dt);
+  const auto p = driver_params(o.driver, o.rate, o.amplitude, o.dt, o.lorenz_z);
   auto init = ctx.stream("driver");
   auto rng = ctx.stream("dynamics");
   auto d = make_driver(p, static_cast<std::size_t>(o.slots), init);
@@ -390,7 +392,6 @@ void check_study(const StudyOptions& o) {
   check_sampling(o);
   check_list(o.kinds, kKinds, "kinds");
   check_list(o.denoisers, kDenoisers, "denoisers");
-  check_mixture(o.mixture, "params.mixture");
   if (o.strengths.empty()) throw nexp::ConfigError("params.strengths: the list is empty; give at least one strength in [0, 1]");
 }
 

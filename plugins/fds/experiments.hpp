@@ -43,10 +43,11 @@ struct SamplingOptions {
   std::string denoiser = "exact";  // exact | exact_biased
   double denoiser_error = 0.1;
   std::string driver = "lorenz";   // gaussian | ou | telegraph | lorenz
-  int driver_steps = 25;
+  int driver_steps = 200;
   double driver_dt = 0.01;
   double rate = 10.0;
   double amplitude = 1.0;
+  bool lorenz_z = false;
   std::int64_t samples = 20000;
   std::int64_t eval_samples = 2000;
   int sw_directions = 64;
@@ -63,6 +64,7 @@ struct SampleOptions : SamplingOptions {
 struct DriverStatsOptions {
   std::string driver = "lorenz";
   double rate = 10.0, amplitude = 1.0, dt = 0.01;
+  bool lorenz_z = false;
   int slots = 3000;        // variance growth: independent coordinates
   int samples = 4000;      // steps of the trajectory (T = samples dt)
   int max_lag = 500;       // Green-Kubo truncation, in steps
@@ -71,7 +73,7 @@ struct DriverStatsOptions {
   int copies = 4000;       // C_chi: ensemble per state
   double horizon = 5.0;    // C_chi: truncation time
   double jitter = 1e-3;    // C_chi: lorenz perturbation, in standard deviations
-  int driver_steps = 25;   // the increments a sampler would see: their variance and lag-1 correlation
+  int driver_steps = 200;  // the increments a sampler would see: their variance and lag-1 correlation
   static void declare(nexp::Options<DriverStatsOptions>& o);
 };
 
