@@ -82,7 +82,7 @@ class TimedNoise : public NoiseSource {
 struct Scores {
   double mmd = 0, sliced_w2 = 0, mode_coverage = 0, mode_precision = 0, precision = 0, recall = 0, frechet = 0;
   int nfe = 0;
-  double seconds = 0, driver_seconds = 0;
+  double seconds = 0, driver_seconds = 0, sampling_seconds = 0;
 };
 
 // One sampling run and its scores. Streams (seed, purpose, index): "z" the starting noise, "noise" the
@@ -103,7 +103,10 @@ class Bench {
     TimedNoise noise(make_noise(c.kind, driver, static_cast<std::size_t>(z.size()), index));
     const auto t0 = std::chrono::steady_clock::now();
     const auto r = sample(c, d, z, &noise);
+    const double sampling = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (keep_) last_z_ = z, last_x_ = r.x;
     Scores s = score(r.x, index);
+    s.sampling_seconds = sampling;
     s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     s.nfe = r.nfe, s.driver_seconds = noise.seconds;
     return s;
@@ -124,6 +127,9 @@ class Bench {
   }
 
   const Mat& reference() const { return ref_; }
+  void keep_samples() { keep_ = true; }
+  const Mat& last_z() const { return last_z_; }
+  const Mat& last_x() const { return last_x_; }
 
  private:
   std::unique_ptr<NoiseSource> make_noise(SamplerKind kind, const std::string& driver, std::size_t slots,
@@ -147,7 +153,36 @@ class Bench {
   Mat ref_;
   std::vector<double> bandwidths_;
   std::optional<std::array<double, 3>> lorenz_q_;
+  bool keep_ = false;
+  Mat last_z_, last_x_;
 };
+
+void write_matrix(const std::filesystem::path& file, const Mat& m) {
+  std::vector<nexp::CsvColumn> cols;
+  for (Eigen::Index j = 0; j < m.cols(); ++j) cols.push_back(nexp::CsvColumn::real(fmt::format("x{}", j)));
+  nexp::CsvWriter out(file, cols);
+  out.flush_every_row(false);
+  std::vector<nexp::CsvCell> row(static_cast<std::size_t>(m.cols()));
+  for (Eigen::Index i = 0; i < m.rows(); ++i) {
+    for (Eigen::Index j = 0; j < m.cols(); ++j) row[static_cast<std::size_t>(j)] = m(i, j);
+    out.row(row);
+  }
+}
+
+// One row per component: weight, mean (d), eigenvalues (d), eigenvectors (d x d, column after column).
+void write_mixture(const std::filesystem::path& file, const Mixture& m) {
+  const int d = m.dim();
+  Mat rows(static_cast<Eigen::Index>(m.components.size()), 1 + 2 * d + d * d);
+  for (std::size_t k = 0; k < m.components.size(); ++k) {
+    const auto& c = m.components[k];
+    auto r = rows.row(static_cast<Eigen::Index>(k));
+    r(0) = c.weight;
+    for (int j = 0; j < d; ++j) r(1 + j) = c.mean(j), r(1 + d + j) = c.lambda(j);
+    for (int a = 0; a < d; ++a)
+      for (int b = 0; b < d; ++b) r(1 + 2 * d + a * d + b) = c.basis(b, a);
+  }
+  write_matrix(file, rows);
+}
 
 SamplerConfig sampler_config(const SamplingOptions& o, const std::string& sampler, int nfe, double strength) {
   SamplerConfig c;
@@ -228,6 +263,7 @@ void SampleOptions::declare(nexp::Options<SampleOptions>& o) {
   o.add("nfe", &SampleOptions::nfe, "budget of denoiser calls (heun-type samplers use 2N - 1 <= nfe)").range(1, 10000);
   o.add("strength", &SampleOptions::strength, "sde / fds: Langevin weight strength^2 / t; edm / fds_churn: gamma / (sqrt 2 - 1)")
       .range(0, 1);
+  o.add("write_samples", &SampleOptions::write_samples, "write z.csv, samples.csv and mixture.csv to artifacts/");
 }
 
 void DriverStatsOptions::declare(nexp::Options<DriverStatsOptions>& o) {
@@ -280,7 +316,14 @@ void run_sample(nexp::RunContext& ctx) {
                                         data.reference.rows()));
   const auto den = make_denoiser(o.denoiser, data.mixture, o.denoiser_error, ctx.seed());
   Bench bench(data.mixture, data.reference, o, ctx.seed());
+  if (o.write_samples) bench.keep_samples();
   const auto s = bench.run(*den, sampler_config(o, o.sampler, o.nfe, o.strength), o.driver, 0);
+  if (o.write_samples) {
+    write_matrix(ctx.artifacts_dir() / "z.csv", bench.last_z());
+    write_matrix(ctx.artifacts_dir() / "samples.csv", bench.last_x());
+    write_mixture(ctx.artifacts_dir() / "mixture.csv", data.mixture);
+  }
+  ctx.summary("seconds_per_nfe", s.sampling_seconds / s.nfe);
   ctx.summary("mmd", s.mmd);
   ctx.summary("sliced_w2", s.sliced_w2);
   ctx.summary("mode_coverage", s.mode_coverage);
@@ -289,7 +332,7 @@ void run_sample(nexp::RunContext& ctx) {
   ctx.summary("recall", s.recall);
   ctx.summary("frechet", s.frechet);
   ctx.summary("nfe", s.nfe);
-  ctx.summary("driver_share", s.seconds > 0 ? s.driver_seconds / s.seconds : 0.0);
+  ctx.summary("driver_share", s.sampling_seconds > 0 ? s.driver_seconds / s.sampling_seconds : 0.0);
   // The floor: the same scores for fresh samples of the true mixture.
   auto fresh = nexp::Random::stream(ctx.seed(), "floor");
   const Scores floor = bench.score(data.mixture.sample(static_cast<std::size_t>(o.samples), fresh), 0);
@@ -440,15 +483,19 @@ void run_frontier(nexp::RunContext& ctx) {
   auto bar = ctx.progress(total, "frontier");
   nexp::CsvWriter csv(ctx.artifacts_dir() / "frontier.csv", score_columns());
   std::vector<Cell> cells;
-  for (std::size_t ki = 0; ki < o.kinds.size(); ++ki) {
+  bool stopped = false;  // a stop request ends the study early; the comparisons cover the cells run
+  for (std::size_t ki = 0; ki < o.kinds.size() && !stopped; ++ki) {
     const Mixture mix = study_mixture(o, o.kinds[ki], ctx.seed(), ki);
     auto rr = nexp::Random::stream(ctx.seed(), "reference", ki);
     const Mat reference = mix.sample(static_cast<std::size_t>(o.eval_samples), rr);
     Bench bench(mix, reference, o, ctx.seed());
-    for (const auto& dn : o.denoisers) {
+    for (std::size_t di = 0; di < o.denoisers.size() && !stopped; ++di) {
+      const auto& dn = o.denoisers[di];
       const auto den = make_denoiser(dn, mix, o.denoiser_error, ctx.seed());
-      for (const auto& sampler : o.samplers) {
-        for (auto nfe64 : o.nfes) {
+      for (std::size_t si = 0; si < o.samplers.size() && !stopped; ++si) {
+        const auto& sampler = o.samplers[si];
+        for (std::size_t ni = 0; ni < o.nfes.size() && !stopped; ++ni) {
+          const auto nfe64 = o.nfes[ni];
           const int nfe = static_cast<int>(nfe64);
           Cell c{o.kinds[ki], dn, sampler, nfe, 0.0, {}};
           if (uses_noise(sampler_kind(sampler))) c.strength = tune_strength(bench, *den, o, sampler, o.driver, nfe, o.strengths);
@@ -457,7 +504,7 @@ void run_frontier(nexp::RunContext& ctx) {
           write_cell(csv, c);
           cells.push_back(std::move(c));
           bar.advance();
-          if (ctx.stop_requested()) return;
+          stopped = ctx.stop_requested();
         }
       }
     }
@@ -479,6 +526,7 @@ void run_frontier(nexp::RunContext& ctx) {
   if (sde_n > 0) ctx.summary("fds_beats_sde_share", sde_win / sde_n);
   if (edm_n > 0) ctx.summary("fds_beats_edm_share", edm_win / edm_n);
   ctx.summary("cells", static_cast<double>(cells.size()));
+  if (stopped) ctx.log().warn("fds.frontier: stopped after {} of {} cells; the comparisons cover those", cells.size(), total);
 }
 
 void run_strength(nexp::RunContext& ctx) {

@@ -58,6 +58,7 @@ struct SampleOptions : SamplingOptions {
   std::string sampler = "fds";
   int nfe = 6;
   double strength = 0.3;
+  bool write_samples = false;  // artifacts z.csv, samples.csv, mixture.csv (for bench/fds_reference.py)
   static void declare(nexp::Options<SampleOptions>& o);
 };
 
