@@ -16,6 +16,9 @@ namespace fds {
 namespace {
 
 const std::vector<std::string> kSamplers = {"euler", "heun", "dpmpp_2m", "edm", "sde", "fds", "fds_churn"};
+// The frontier also knows sde_endpoint: the sde sampler at strength 1 (the reverse SDE), never tuned.
+const std::vector<std::string> kFrontierSamplers = {"euler", "heun",      "dpmpp_2m",    "edm",
+                                                    "sde",   "sde_endpoint", "fds", "fds_churn"};
 const std::vector<std::string> kDrivers = {"gaussian", "ou", "telegraph", "lorenz"};
 const std::vector<std::string> kKinds = {"ring8", "grid25", "gmm"};
 const std::vector<std::string> kDenoisers = {"exact", "exact_biased"};
@@ -25,6 +28,7 @@ SamplerKind sampler_kind(const std::string& s) {
   static const std::map<std::string, SamplerKind> names = {
       {"euler", SamplerKind::Euler}, {"heun", SamplerKind::Heun},         {"dpmpp_2m", SamplerKind::DpmSolver2M},
       {"edm", SamplerKind::EdmChurn}, {"sde", SamplerKind::Sde},           {"fds", SamplerKind::Fds},
+      {"sde_endpoint", SamplerKind::Sde},
       {"fds_churn", SamplerKind::FdsChurn}};
   return names.at(s);
 }
@@ -297,7 +301,8 @@ void StudyOptions::declare(nexp::Options<StudyOptions>& o) {
 
 void FrontierOptions::declare(nexp::Options<FrontierOptions>& o) {
   o.inherit<StudyOptions>();
-  o.add("samplers", &FrontierOptions::samplers, "euler, heun, dpmpp_2m, edm, sde, fds, fds_churn");
+  o.add("samplers", &FrontierOptions::samplers,
+        "euler, heun, dpmpp_2m, edm, sde (strength tuned), sde_endpoint (strength 1), fds, fds_churn");
 }
 
 void StrengthOptions::declare(nexp::Options<StrengthOptions>& o) {
@@ -440,8 +445,9 @@ void check_study(const StudyOptions& o) {
 
 using C = nexp::CsvColumn;
 
-// fds (and fds_churn) against the best ODE sampler at that NFE, the SDE endpoint and Gaussian churn: the
-// mean paired difference of MMD over seeds (negative: fds better) with its 95% t interval.
+// fds (and fds_churn) against the best ODE sampler at that NFE, the SDE endpoint (strength 1), the
+// Gaussian sde at its own tuned strength and Gaussian churn: the mean paired difference of MMD over seeds
+// (negative: fds better) with its 95% t interval.
 struct Comparison {
   std::string kind, denoiser, sampler, against, against_sampler;
   int nfe;
@@ -466,7 +472,8 @@ std::vector<Comparison> compare(const std::vector<Cell>& cells) {
                          nexp::stats::paired_t_interval(fm, other->mmds())});
       };
       add("best_ode", best_ode);
-      add("sde", by.count("sde") ? by.at("sde") : nullptr);
+      add("sde_endpoint", by.count("sde_endpoint") ? by.at("sde_endpoint") : nullptr);
+      add("sde_tuned", by.count("sde") ? by.at("sde") : nullptr);
       add("edm", by.count("edm") ? by.at("edm") : nullptr);
     }
   }
@@ -478,7 +485,7 @@ std::vector<Comparison> compare(const std::vector<Cell>& cells) {
 void run_frontier(nexp::RunContext& ctx) {
   const auto o = ctx.options<FrontierOptions>();
   check_study(o);
-  check_list(o.samplers, kSamplers, "samplers");
+  check_list(o.samplers, kFrontierSamplers, "samplers");
   const std::int64_t total = static_cast<std::int64_t>(o.kinds.size() * o.denoisers.size() * o.samplers.size() * o.nfes.size());
   auto bar = ctx.progress(total, "frontier");
   nexp::CsvWriter csv(ctx.artifacts_dir() / "frontier.csv", score_columns());
@@ -498,7 +505,8 @@ void run_frontier(nexp::RunContext& ctx) {
           const auto nfe64 = o.nfes[ni];
           const int nfe = static_cast<int>(nfe64);
           Cell c{o.kinds[ki], dn, sampler, nfe, 0.0, {}};
-          if (uses_noise(sampler_kind(sampler))) c.strength = tune_strength(bench, *den, o, sampler, o.driver, nfe, o.strengths);
+          if (sampler == "sde_endpoint") c.strength = 1.0;
+          else if (uses_noise(sampler_kind(sampler))) c.strength = tune_strength(bench, *den, o, sampler, o.driver, nfe, o.strengths);
           for (int s = 0; s < o.seeds; ++s)
             c.seeds.push_back(bench.run(*den, sampler_config(o, sampler, nfe, c.strength), o.driver, static_cast<std::uint64_t>(s)));
           write_cell(csv, c);
@@ -514,17 +522,19 @@ void run_frontier(nexp::RunContext& ctx) {
                        C::text("against_sampler"), C::real("mmd_diff"), C::real("ci_low"), C::real("ci_high")});
   // Headline shares over the imperfect denoiser's cells: fds not significantly worse than the best ODE
   // (NFE 4-10), and significantly better than the SDE endpoint and Gaussian churn (NFE <= 8).
-  double ode_n = 0, ode_ok = 0, sde_n = 0, sde_win = 0, edm_n = 0, edm_win = 0;
+  double ode_n = 0, ode_ok = 0, sde_n = 0, sde_win = 0, edm_n = 0, edm_win = 0, tuned_n = 0, tuned_win = 0;
   for (const auto& c : compare(cells)) {
     cmp.row(c.kind, c.denoiser, c.sampler, c.nfe, c.against, c.against_sampler, c.diff.estimate, c.diff.low, c.diff.high);
     if (c.denoiser != "exact_biased" || c.sampler != "fds") continue;
     if (c.against == "best_ode" && c.nfe >= 4 && c.nfe <= 10) ode_n += 1, ode_ok += c.diff.low <= 0 ? 1 : 0;
-    if (c.against == "sde" && c.nfe <= 8) sde_n += 1, sde_win += c.diff.high < 0 ? 1 : 0;
+    if (c.against == "sde_endpoint" && c.nfe <= 8) sde_n += 1, sde_win += c.diff.high < 0 ? 1 : 0;
+    if (c.against == "sde_tuned" && c.nfe <= 8) tuned_n += 1, tuned_win += c.diff.high < 0 ? 1 : 0;
     if (c.against == "edm" && c.nfe <= 8) edm_n += 1, edm_win += c.diff.high < 0 ? 1 : 0;
   }
   if (ode_n > 0) ctx.summary("fds_matches_ode_share", ode_ok / ode_n);
   if (sde_n > 0) ctx.summary("fds_beats_sde_share", sde_win / sde_n);
   if (edm_n > 0) ctx.summary("fds_beats_edm_share", edm_win / edm_n);
+  if (tuned_n > 0) ctx.summary("fds_beats_tuned_sde_share", tuned_win / tuned_n);
   ctx.summary("cells", static_cast<double>(cells.size()));
   if (stopped) ctx.log().warn("fds.frontier: stopped after {} of {} cells; the comparisons cover those", cells.size(), total);
 }

@@ -89,7 +89,7 @@ struct StudyOptions : SamplingOptions {
 };
 
 struct FrontierOptions : StudyOptions {
-  std::vector<std::string> samplers = {"euler", "heun", "dpmpp_2m", "edm", "sde", "fds", "fds_churn"};
+  std::vector<std::string> samplers = {"euler", "heun", "dpmpp_2m", "edm", "sde", "sde_endpoint", "fds", "fds_churn"};
   static void declare(nexp::Options<FrontierOptions>& o);
 };
 
