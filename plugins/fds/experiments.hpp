@@ -1,0 +1,106 @@
+#pragma once
+// nexp glue: the options of the data set and methods (declared once, as structs), and the methods.
+//   fds.mixture       data set: a Gaussian mixture (mixture.hpp) with reference samples
+//   fds.sample        one sampler x denoiser x NFE run, scored (metrics.hpp)
+//   fds.driver_stats  Q (Green-Kubo, variance growth), C_chi, sup |xi| of one driver (drivers.hpp)
+//   fds.frontier      mixtures x denoisers x samplers x NFE x seeds, strengths tuned per NFE on a held-out seed
+//   fds.strength      strength sweep at fixed NFE for several drivers
+#include <nexp/nexp.hpp>
+
+#include <string>
+#include <vector>
+
+#include "drivers.hpp"
+#include "mixture.hpp"
+#include "sampler.hpp"
+
+namespace fds {
+
+struct MixtureOptions {
+  std::string kind = "ring8";
+  int dim = 2;
+  int components = 8;
+  double scale = 2.0;
+  double sd = 0.08;
+  double anisotropy = 3.0;
+  std::int64_t reference = 20000;
+  static void declare(nexp::Options<MixtureOptions>& o);
+  MixtureSpec spec() const;
+};
+
+// A mixture and reference samples drawn from it (stream "reference").
+struct MixtureData : nexp::Dataset {
+  Mixture mixture;
+  Mat reference;
+  std::string kind;
+  std::string describe() const override;
+};
+std::shared_ptr<nexp::Dataset> make_mixture_data(const MixtureOptions& o, nexp::RunContext& ctx);
+
+// What every sampling method shares: the schedule, the denoiser, the driver and the evaluation.
+struct SamplingOptions {
+  double sigma_min = 0.002, sigma_max = 80.0, rho = 7.0;
+  std::string denoiser = "exact";  // exact | exact_biased
+  double denoiser_error = 0.1;
+  std::string driver = "lorenz";   // gaussian | ou | telegraph | lorenz
+  int driver_steps = 200;
+  double driver_dt = 0.01;
+  double rate = 10.0;
+  double amplitude = 1.0;
+  bool lorenz_z = false;
+  std::int64_t samples = 20000;
+  std::int64_t eval_samples = 2000;
+  int sw_directions = 64;
+  static void declare(nexp::Options<SamplingOptions>& o);
+};
+
+struct SampleOptions : SamplingOptions {
+  std::string sampler = "fds";
+  int nfe = 6;
+  double strength = 0.3;
+  bool write_samples = false;  // artifacts z.csv, samples.csv, mixture.csv (for bench/fds_reference.py)
+  static void declare(nexp::Options<SampleOptions>& o);
+};
+
+struct DriverStatsOptions {
+  std::string driver = "lorenz";
+  double rate = 10.0, amplitude = 1.0, dt = 0.01;
+  bool lorenz_z = false;
+  int slots = 3000;        // variance growth: independent coordinates
+  int samples = 4000;      // steps of the trajectory (T = samples dt)
+  int max_lag = 500;       // Green-Kubo truncation, in steps
+  int trace_slots = 256;   // Green-Kubo: coordinates whose trajectories are kept
+  int states = 16;         // C_chi: sampled states
+  int copies = 4000;       // C_chi: ensemble per state
+  double horizon = 5.0;    // C_chi: truncation time
+  double jitter = 1e-3;    // C_chi: lorenz perturbation, in standard deviations
+  int driver_steps = 200;  // the increments a sampler would see: their variance and lag-1 correlation
+  static void declare(nexp::Options<DriverStatsOptions>& o);
+};
+
+struct StudyOptions : SamplingOptions {
+  std::vector<std::string> kinds = {"ring8", "grid25", "gmm"};
+  MixtureOptions mixture;
+  std::vector<std::string> denoisers = {"exact", "exact_biased"};
+  std::vector<std::int64_t> nfes = {4, 6, 8, 10, 14, 20};
+  int seeds = 5;
+  std::vector<double> strengths = {0.1, 0.2, 0.3, 0.5, 0.7, 1.0};
+  static void declare(nexp::Options<StudyOptions>& o);
+};
+
+struct FrontierOptions : StudyOptions {
+  std::vector<std::string> samplers = {"euler", "heun", "dpmpp_2m", "edm", "sde", "sde_endpoint", "fds", "fds_churn"};
+  static void declare(nexp::Options<FrontierOptions>& o);
+};
+
+struct StrengthOptions : StudyOptions {
+  std::vector<std::string> drivers = {"gaussian", "telegraph", "lorenz"};
+  static void declare(nexp::Options<StrengthOptions>& o);
+};
+
+void run_sample(nexp::RunContext& ctx);
+void run_driver_stats(nexp::RunContext& ctx);
+void run_frontier(nexp::RunContext& ctx);
+void run_strength(nexp::RunContext& ctx);
+
+}  // namespace fds
