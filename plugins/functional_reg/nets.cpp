@@ -22,6 +22,7 @@ void NetOptions::declare(nexp::Options<NetOptions>& o) {
   o.add("max_epochs", &NetOptions::max_epochs, "most epochs").range(1, 100000);
   o.add("patience", &NetOptions::patience, "stop after this many epochs without a better validation loss")
       .range(1, 100000);
+  o.add("linear_link", &NetOptions::linear_link, "bottleneck: identity link after the index layer (a linear model)");
 }
 
 NetShape net_shape(Architecture a, const NetOptions& o, std::int64_t n) {
@@ -84,7 +85,10 @@ torch::nn::Sequential build(Architecture a, const NetOptions& o, std::int64_t in
     net->push_back(torch::nn::ReLU());
     width_in = o.neurons;
   }
-  net->extend(*relu_stack(width_in, s));
+  if (a == Architecture::Bottleneck && o.linear_link)
+    net->push_back(torch::nn::Linear(width_in, 1));
+  else
+    net->extend(*relu_stack(width_in, s));
   return net;
 }
 
@@ -98,6 +102,37 @@ Scaler fit_scaler(const at::Tensor& x) {
 }
 
 }  // namespace
+
+double gradient_check(Architecture a, const NetOptions& o, std::int64_t inputs, std::uint64_t seed) {
+  torch::manual_seed(seed);
+  const NetShape s = net_shape(a, o, 100);
+  Matrix gf = Matrix::Zero(inputs, o.fourier);
+  for (Eigen::Index i = 0; i < gf.rows(); ++i)
+    for (Eigen::Index j = 0; j < gf.cols(); ++j) gf(i, j) = std::sin(1.0 + i + 3.0 * j);
+  torch::nn::Sequential net = build(a, o, inputs, s, gf, inputs);
+  net->to(at::kDouble);
+  const at::Tensor x = torch::randn({16, inputs}, at::kDouble), y = torch::randn({16, 1}, at::kDouble);
+  auto loss = [&] { return (net->forward(x) - y).pow(2).mean(); };
+  net->zero_grad();
+  loss().backward();
+  double worst = 0;
+  torch::NoGradGuard ng;
+  for (auto& p : net->parameters()) {
+    if (!p.requires_grad()) continue;
+    at::Tensor flat = p.view({-1}), grad = p.grad().view({-1});
+    for (std::int64_t k = 0; k < flat.numel(); ++k) {
+      const double h = 1e-6, keep = flat[k].item<double>();
+      flat[k] = keep + h;
+      const double up = loss().item<double>();
+      flat[k] = keep - h;
+      const double down = loss().item<double>();
+      flat[k] = keep;
+      const double fd = (up - down) / (2 * h), ad = grad[k].item<double>();
+      worst = std::max(worst, std::abs(fd - ad) / std::max(1e-6, std::abs(fd) + std::abs(ad)));
+    }
+  }
+  return worst;
+}
 
 NetFit fit_net(Architecture a, const NetOptions& o, const Matrix& x_train, const Vector& y_train,
                const Matrix& x_validation, const Vector& y_validation, const Matrix& x_test, std::uint64_t seed,

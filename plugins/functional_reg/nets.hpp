@@ -39,6 +39,7 @@ struct NetOptions {
   std::int64_t batch_size = 64;
   std::int64_t max_epochs = 300;
   std::int64_t patience = 25;
+  bool linear_link = false;      // bottleneck: the identity after the index layer (a linear model)
   static void declare(nexp::Options<NetOptions>& o);
 };
 
@@ -58,5 +59,9 @@ struct NetFit {
 NetFit fit_net(Architecture a, const NetOptions& o, const Matrix& x_train, const Vector& y_train,
                const Matrix& x_validation, const Vector& y_validation, const Matrix& x_test, std::uint64_t seed,
                const Matrix& fourier_gram = Matrix(), std::int64_t per_predictor = 0);
+
+// Largest relative difference between autograd's gradient of the squared loss (double precision)
+// and central finite differences, over every parameter entry of a small network of this architecture.
+double gradient_check(Architecture a, const NetOptions& o, std::int64_t inputs, std::uint64_t seed);
 
 }  // namespace functional_reg
