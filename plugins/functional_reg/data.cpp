@@ -19,7 +19,7 @@ constexpr std::uint64_t kTrain = 1, kValidation = 2, kTest = 3, kSplit = 4, kPoi
 
 void SimulatedOptions::declare(nexp::Options<SimulatedOptions>& o) {
   o.add("truth", &SimulatedOptions::truth,
-        "regression function: linear <beta, x>; index2 g(<beta1, x>, <beta2, x>); general int sin(2 pi x(t)) dt",
+        "regression function: linear <beta, x>; index2 g(<beta1, x>, <beta2, x>); general int sin(pi x(t)) dt (scaled to unit variance)",
         {{"linear", Truth::Linear}, {"index2", Truth::Index2}, {"general", Truth::General}});
   o.add("n", &SimulatedOptions::n, "training curves").range(10, 1000000);
   o.add("n_test", &SimulatedOptions::n_test, "test curves (noiseless targets: the excess risk is exact)")
@@ -65,6 +65,14 @@ Simulator make_simulator(const SimulatedOptions& o) {
     for (auto& v : b) v /= std::sqrt(var);
     s.beta.push_back(b);
   }
+  if (o.truth == Truth::General) {  // scale to unit variance, estimated once on 4000 fixed draws
+    const Sample probe = s.sample(4000, 0x5EED, 99, 2);
+    double m = 0, v = 0;
+    for (double f : probe.truth) m += f;
+    m /= static_cast<double>(probe.truth.size());
+    for (double f : probe.truth) v += (f - m) * (f - m);
+    s.general_scale = 1.0 / std::sqrt(v / static_cast<double>(probe.truth.size()));
+  }
   return s;
 }
 
@@ -80,7 +88,7 @@ double Simulator::f(const std::vector<double>& xi) const {
       const double u = index(0), v = index(1);
       return std::sin(1.5 * u) + 0.5 * u * v;
     }
-    case Truth::General: {  // int_0^1 sin(2 pi x(t)) dt, midpoint rule on 200 points
+    case Truth::General: {  // int_0^1 sin(pi x(t)) dt, midpoint rule on 200 points
       double sum = 0;
       for (int q = 0; q < 200; ++q) {
         const double t = (q + 0.5) / 200.0;
@@ -89,9 +97,9 @@ double Simulator::f(const std::vector<double>& xi) const {
           const int freq = static_cast<int>((k + 1) / 2);
           x += xi[k] * (k == 0 ? 1.0 : std::sqrt(2.0) * (k % 2 ? std::cos(2 * kPi * freq * t) : std::sin(2 * kPi * freq * t)));
         }
-        sum += std::sin(2 * kPi * x);
+        sum += std::sin(kPi * x);
       }
-      return 3.0 * sum / 200.0;  // x 3: the integral's sd is about 1/3 at the default decay
+      return general_scale * sum / 200.0;
     }
   }
   return 0;

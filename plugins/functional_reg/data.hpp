@@ -3,7 +3,7 @@
 // points (t_ij, x_ij) on [0, 1] (the loaders rescale each predictor's domain to [0, 1]), and a scalar
 // response. Data sets (registered in plugin.cpp):
 //   functional_reg.simulated  Fourier curves, decaying variances, m noisy random points per curve;
-//                             truths linear, index2 (J = 2 indices, smooth link), general
+//                             truths linear, index2 (J = 2 indices, smooth link), general (int sin(pi x(t)) dt)
 //   functional_reg.tecator / gasoline / growth / csv   real data from long CSV files
 // A data set is a pool plus a rule to draw one problem (train / validation / test) from it, so that
 // a study can redraw it at other n, m or split seeds without going through core again.
@@ -83,6 +83,7 @@ std::shared_ptr<nexp::Dataset> make_csv(const RealOptions& o, nexp::RunContext& 
 // The simulator's pieces, for tests: the index directions beta_j as Fourier coefficients and f.
 struct Simulator {
   SimulatedOptions o;
+  double general_scale = 1.0;             // general truth: makes its variance 1
   std::vector<std::vector<double>> beta;  // J x terms: <beta_j, x> = sum_k beta_jk xi_k (orthonormal basis)
   double sd(std::int64_t k) const;        // sd of Fourier score k (0-based)
   double f(const std::vector<double>& scores) const;

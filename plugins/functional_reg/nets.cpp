@@ -142,11 +142,14 @@ NetFit fit_net(Architecture a, const NetOptions& o, const Matrix& x_train, const
   const std::int64_t n = x_train.rows();
   NetFit out;
   out.shape = net_shape(a, o, n);
-  // FuncNN integrates the raw (unscaled) coefficients: the fixed map comes first, scaling after it
-  // would not be a function of the curve. Its inputs are therefore scaled by one global factor only.
+  // FuncNN integrates curves: its inputs are the coefficients of x - (training mean curve), scaled
+  // by one global factor (a per-coefficient scale would not be a function of the curve).
   const at::Tensor xt_raw = to_tensor(x_train), xv_raw = to_tensor(x_validation), xs_raw = to_tensor(x_test);
   Scaler sx = fit_scaler(xt_raw);
-  if (a == Architecture::FuncNN) sx = {at::zeros({1, 1}), xt_raw.std().clamp_min(1e-8).view({1, 1})};
+  if (a == Architecture::FuncNN) {
+    const at::Tensor mean = xt_raw.mean(0, true);
+    sx = {mean, (xt_raw - mean).std().clamp_min(1e-8).view({1, 1})};
+  }
   const at::Tensor xt = sx(xt_raw), xv = sx(xv_raw), xs = sx(xs_raw);
   const double ymean = y_train.mean();
   const double ysd = std::max(std::sqrt((y_train.array() - ymean).square().mean()), 1e-12);
