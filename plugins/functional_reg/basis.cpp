@@ -117,17 +117,17 @@ Vector fit_curve(const BSplineBasis& basis, const Matrix& roughness, double lamb
   if (distinct.size() < needed)
     throw nexp::DataError(fmt::format(
         "curve {} has {} distinct points; fitting {} B-spline coefficients {} needs at least {}. {}", curve,
-        distinct.size(), basis.size(), lambda > 0 ? "with a roughness penalty" : "without a penalty (basis.penalty = 0)",
+        distinct.size(), basis.size(), lambda > 0 ? "with a roughness penalty" : "without a penalty (params.penalty = 0)",
         needed,
         lambda > 0 ? "Drop the curve or give it more points."
-                   : "Set a penalty (e.g. basis.penalty: 1e-6), lower basis.M, or give the curve more points."));
+                   : "Set a penalty (e.g. params.penalty: 1e-6), lower params.M, or give the curve more points."));
   const Matrix phi = basis.evaluate(t);
   const Eigen::Map<const Vector> xv(x.data(), static_cast<Eigen::Index>(x.size()));
   const Matrix a = phi.transpose() * phi + lambda * roughness;
   Eigen::LDLT<Matrix> ldlt(a);
   if (ldlt.info() != Eigen::Success || ldlt.rcond() < 1e-13)
     throw nexp::DataError(fmt::format("curve {}: the penalised spline system is singular ({} points, {} basis "
-                                      "functions, penalty {}); raise basis.penalty or lower basis.M",
+                                      "functions, penalty {}); raise params.penalty or lower params.M",
                                       curve, x.size(), basis.size(), lambda));
   return ldlt.solve(phi.transpose() * xv);
 }
