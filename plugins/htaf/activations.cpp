@@ -38,11 +38,11 @@ std::vector<Kind> step_kinds() {
 
 void validate(const Activation& act) {
   const std::pair<const char*, double> checks[] = {
-      {"a", act.a}, {"b", act.b}, {"alpha", act.alpha}, {"beta", act.beta}, {"width", act.width}};
+      {"a", act.a}, {"b", act.b}, {"alpha", act.alpha}, {"beta", act.beta}, {"triangle_width", act.width}};
   for (const auto& [name, v] : checks)
     if (!(v > 0) || !std::isfinite(v))
       throw nexp::ConfigError(fmt::format("params.{} = {}: every activation parameter must be a finite number > 0 "
-                                          "(defaults: a 4, b 1, alpha 2, beta 10, width 1)",
+                                          "(defaults: a 4, b 1, alpha 2, beta 10, triangle_width 1)",
                                           name, v));
 }
 

@@ -46,7 +46,7 @@ const std::vector<std::pair<std::string, Kind>>& kind_names();
 std::string kind_name(Kind k);
 std::vector<Kind> step_kinds();  // every kind that approximates H (all but relu), in table order
 
-// Throws nexp::ConfigError when a parameter is out of range (a, b, alpha, beta, width <= 0).
+// Throws nexp::ConfigError when a parameter is out of range (a, b, alpha, beta, triangle_width <= 0).
 void validate(const Activation& act);
 
 // ---- the maths, once, for doubles (tests, profile) and tensors (training)

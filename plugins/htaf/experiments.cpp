@@ -30,7 +30,7 @@ void UnitOptions::declare(nexp::Options<UnitOptions>& o) {
   o.add("b", &UnitOptions::b, "HTAF tail width b (> 0): h' ~ exp(-2 b |x|)").range(1e-3, 1e3);
   o.add("alpha", &UnitOptions::alpha, "arctan surrogate: h'(0) = alpha / 2").range(1e-3, 1e3);
   o.add("beta", &UnitOptions::beta, "fast sigmoid (SuperSpike): h'(0) = beta / 2").range(1e-3, 1e3);
-  o.add("width", &UnitOptions::width, "triangle surrogate half-width: h'(0) = 1 / width").range(1e-3, 1e3);
+  o.add("triangle_width", &UnitOptions::width, "triangle surrogate half-width: h'(0) = 1 / width").range(1e-3, 1e3);
 }
 
 Activation UnitOptions::activation_spec() const {
@@ -82,7 +82,7 @@ void ProfileOptions::declare(nexp::Options<ProfileOptions>& o) {
   o.add("b", &ProfileOptions::b, "HTAF tail width b (> 0)").range(1e-3, 1e3);
   o.add("alpha", &ProfileOptions::alpha, "arctan: h'(0) = alpha / 2").range(1e-3, 1e3);
   o.add("beta", &ProfileOptions::beta, "fast sigmoid: h'(0) = beta / 2").range(1e-3, 1e3);
-  o.add("width", &ProfileOptions::width, "triangle half-width").range(1e-3, 1e3);
+  o.add("triangle_width", &ProfileOptions::width, "triangle half-width").range(1e-3, 1e3);
 }
 
 // ---------------------------------------------------------------- shared pieces
