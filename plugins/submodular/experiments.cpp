@@ -303,8 +303,8 @@ BatchFunction model_function(SetModel& model, int n) {
     torch::NoGradGuard no_grad;
     std::vector<double> out;
     out.reserve(sets.size());
-    for (std::size_t start = 0; start < sets.size(); start += 2048) {
-      const std::size_t end = std::min(sets.size(), start + 2048);
+    for (std::size_t start = 0; start < sets.size(); start += 512) {
+      const std::size_t end = std::min(sets.size(), start + 512);
       const at::Tensor v = model.forward(masks_of({sets.begin() + start, sets.begin() + end}, n)).contiguous();
       out.insert(out.end(), v.data_ptr<double>(), v.data_ptr<double>() + v.numel());
     }
@@ -317,6 +317,8 @@ double train_regression(SetModel& model, const std::vector<Set>& sets, const std
   torch::optim::Adam opt(model.parameters(), torch::optim::AdamOptions(o.lr));
   const at::Tensor all_masks = masks_of(sets, n);
   const at::Tensor targets = at::tensor(y, at::kDouble);
+  const std::int64_t probe = std::min<std::int64_t>(512, targets.size(0));
+  model.calibrate(all_masks.narrow(0, 0, probe), targets.narrow(0, 0, probe));
   std::vector<std::int64_t> order(sets.size());
   std::iota(order.begin(), order.end(), 0);
   double last = 0;

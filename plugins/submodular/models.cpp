@@ -60,7 +60,7 @@ class PairwiseNet : public SetModel {
     }
   }
 
-  at::Tensor forward(const at::Tensor& mask) override {
+  at::Tensor raw(const at::Tensor& mask) override {
     const auto n = x_.size(0);
     at::Tensor prev, out = at::zeros({mask.size(0)}, mask.options());
     const at::Tensor omega = sp(omega_);
@@ -107,7 +107,7 @@ class Dsf : public SetModel {
     for (int k = 1; k < o.layers; ++k) w_.push_back(param(*this, "w" + std::to_string(k), {width, width}, 0.1, -2.0));
     out_ = param(*this, "out", {width}, 0.1);
   }
-  at::Tensor forward(const at::Tensor& mask) override {
+  at::Tensor raw(const at::Tensor& mask) override {
     at::Tensor h = at::log1p(mask.matmul(sp(m_(x_))));
     for (const at::Tensor& w : w_) h = at::log1p(h.matmul(sp(w)));
     return h.matmul(sp(out_));
@@ -156,7 +156,7 @@ class FlexSubNet : public SetModel {
     out_ = param(*this, "out", {o.heads}, 0.1);
     lambda_ = param(*this, "lambda", {1}, 0.1);
   }
-  at::Tensor forward(const at::Tensor& mask) override {
+  at::Tensor raw(const at::Tensor& mask) override {
     const at::Tensor lambda = at::sigmoid(lambda_);
     at::Tensor f;
     for (std::size_t k = 0; k < m_.size(); ++k) {
@@ -186,7 +186,7 @@ class Mixture : public SetModel {
     m_ = ItemMlp(*this, "modular", d, o.hidden, 1);
     w_ = param(*this, "w", {3}, 0.1);
   }
-  at::Tensor forward(const at::Tensor& mask) override {
+  at::Tensor raw(const at::Tensor& mask) override {
     const at::Tensor e = e_(x_);
     const at::Tensor sim = at::exp(-at::cdist(e, e).pow(2));  // [N, N], in (0, 1]
     const at::Tensor fl = (mask.unsqueeze(1) * sim.unsqueeze(0)).amax(-1).sum(-1);
@@ -211,7 +211,7 @@ class DeepSets : public SetModel {
     phi_ = ItemMlp(*this, "phi", d, 2 * o.hidden, 2 * o.hidden);
     rho_ = ItemMlp(*this, "rho", 2 * o.hidden, 2 * o.hidden, 1);
   }
-  at::Tensor forward(const at::Tensor& mask) override {
+  at::Tensor raw(const at::Tensor& mask) override {
     return rho_(mask.matmul(at::tanh(phi_(x_)))).squeeze(-1);
   }
 
@@ -233,7 +233,7 @@ class SetTransformer : public SetModel {
     pool_kv_ = register_module("pool_kv", torch::nn::Linear(dim_, 2 * dim_));
     out_ = ItemMlp(*this, "out", dim_, dim_, 1);
   }
-  at::Tensor forward(const at::Tensor& mask) override {
+  at::Tensor raw(const at::Tensor& mask) override {
     const auto b = mask.size(0), n = x_.size(0);
     // Tokens: the N ground items plus the null token; keys outside S are masked out.
     const at::Tensor tokens = at::cat({embed_->forward(x_), null_.unsqueeze(0)}, 0);  // [N+1, D]
@@ -279,6 +279,17 @@ class SetTransformer : public SetModel {
 }  // namespace
 
 // ---------------------------------------------------------------- shared
+
+SetModel::SetModel() { log_scale_ = register_parameter("log_scale", at::zeros({1}, at::kDouble)); }
+
+at::Tensor SetModel::forward(const at::Tensor& mask) { return at::exp(log_scale_) * raw(mask); }
+
+void SetModel::calibrate(const at::Tensor& masks, const at::Tensor& y) {
+  at::NoGradGuard no_grad;
+  log_scale_.zero_();
+  const double f = raw(masks).abs().mean().item<double>(), t = y.abs().mean().item<double>();
+  if (f > 0 && t > 0) log_scale_.fill_(std::log(t / f));
+}
 
 void ModelOptions::declare(nexp::Options<ModelOptions>& o) {
   o.add("hidden", &ModelOptions::hidden, "width of the item MLPs").range(2, 1024);

@@ -53,8 +53,18 @@ struct ModelOptions {
 
 class SetModel : public torch::nn::Module {
  public:
-  // mask: [B, N] float64 0/1 over the ground set; returns [B].
-  virtual at::Tensor forward(const at::Tensor& mask) = 0;
+  SetModel();
+  // mask: [B, N] float64 0/1 over the ground set; returns [B]: exp(s) raw(mask), s a learned output scale
+  // (a positive factor keeps every guarantee).
+  at::Tensor forward(const at::Tensor& mask);
+  // Sets s so that the mean |F| on these sets equals the mean |y| (every model starts at the targets' scale).
+  void calibrate(const at::Tensor& masks, const at::Tensor& y);
+
+ protected:
+  virtual at::Tensor raw(const at::Tensor& mask) = 0;
+
+ private:
+  at::Tensor log_scale_;
 };
 
 std::shared_ptr<SetModel> make_model(ModelKind kind, const ModelOptions& o, const at::Tensor& features);

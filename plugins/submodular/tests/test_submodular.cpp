@@ -245,7 +245,7 @@ TEST(submodular, TrainedConstrainedModelsHaveNoViolationsAtOneHundredItems) {
   nexp::Random rng(9);
   Matrix z = random_matrix(100, 8, rng, -1, 1);
   const LogDet target(z);
-  const std::vector<Set> sets = random_sets(100, 400, 1, 30, rng);
+  const std::vector<Set> sets = random_sets(100, 256, 1, 30, rng);
   std::vector<double> y = target.values(sets);
   for (double& v : y) v /= 5.0;
   const std::vector<Triple> triples = random_triples(100, 10000, 30, rng);
@@ -256,7 +256,7 @@ TEST(submodular, TrainedConstrainedModelsHaveNoViolationsAtOneHundredItems) {
     mo.heads = 2;
     auto model = make_model(kind, mo, x);
     RunOptions o;
-    o.epochs = 3;
+    o.epochs = 2;
     o.lr = 1e-2;
     nexp::Random batch_rng(1);
     const double loss = train_regression(*model, sets, y, 100, o, batch_rng);
