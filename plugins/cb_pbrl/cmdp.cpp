@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <limits>
+#include <map>
 
 #include <nexp/error.hpp>
 
@@ -198,6 +199,29 @@ CmdpOptimum solve_occupancy_lp(const Cmdp& m, double d) {
   const PolicyEval eval(m, out.pi);
   out.Jr = eval.value(m.r);
   out.Jc = eval.value(m.c);
+  return out;
+}
+
+std::string occupancy_lp_text(const Cmdp& m, double d) {
+  std::string out = "\\ cb_pbrl occupancy LP\nMaximize\n obj:";
+  for (int s = 0; s < m.S; ++s)
+    for (int a = 0; a < m.A; ++a) out += fmt::format(" {:+.17g} x_{}_{}", m.r(s), s, a);
+  out += "\nSubject To\n";
+  std::vector<std::map<int, double>> rows(static_cast<std::size_t>(m.S));  // merged coefficients per row
+  for (int s = 0; s < m.S; ++s)
+    for (int a = 0; a < m.A; ++a) {
+      rows[s][s * m.A + a] += 1.0;
+      for (const auto& t : m.next(s, a)) rows[t.next][s * m.A + a] -= m.gamma * t.p;
+    }
+  for (int s = 0; s < m.S; ++s) {
+    out += fmt::format(" flow_{}:", s);
+    for (const auto& [j, v] : rows[s]) out += fmt::format(" {:+.17g} x_{}_{}", v, j / m.A, j % m.A);
+    out += fmt::format(" = {:.17g}\n", m.mu0(s));
+  }
+  out += " cost:";
+  for (int s = 0; s < m.S; ++s)
+    for (int a = 0; a < m.A; ++a) out += fmt::format(" {:+.17g} x_{}_{}", m.c(s), s, a);
+  out += fmt::format(" <= {:.17g}\nEnd\n", d);
   return out;
 }
 

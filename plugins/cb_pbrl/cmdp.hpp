@@ -86,6 +86,8 @@ struct CmdpOptimum {
   double Jr = 0, Jc = 0;
 };
 CmdpOptimum solve_occupancy_lp(const Cmdp& m, double d);
+// (5) as a CPLEX-format LP (variables x_<s>_<a>, rows flow_<s> and cost), for cross-checks with other solvers.
+std::string occupancy_lp_text(const Cmdp& m, double d);
 
 // (6) by bisection on lam with hard policy iteration: lam* and the dual value g(lam*) (= the LP's optimum).
 struct DualOptimum {

@@ -1,5 +1,6 @@
 #include "lp.hpp"
 
+#include <cmath>
 #include <limits>
 #include <vector>
 
@@ -15,33 +16,46 @@ struct Tableau {
   int m = 0, n = 0;  // constraints, variables (the right-hand side is column n)
 
   void pivot(int row, int col) {
-    T.row(row) /= T(row, col);
-    for (int i = 0; i <= m; ++i)
-      if (i != row && T(i, col) != 0.0) T.row(i) -= T(i, col) * T.row(row);
+    const double p = T(row, col);
+    T.row(row) /= p;
+    const Eigen::RowVectorXd pivot_row = T.row(row);
+    for (int i = 0; i <= m; ++i) {
+      const double f = T(i, col);
+      if (i != row && f != 0.0) T.row(i) -= f * pivot_row;
+    }
     basis[static_cast<std::size_t>(row)] = col;
   }
 
-  // Maximises the objective row over columns < allowed; false when unbounded.
+  // Maximises the objective row over columns < allowed; false when unbounded. Dantzig's rule (the most
+  // negative reduced cost) with the largest pivot among near-tied ratios; after many pivots without
+  // progress it switches to Bland's rule (the first improving column, the smallest basic index), which
+  // cannot cycle.
   bool optimise(int allowed, double tol) {
+    int stalled = 0;
     for (;;) {
+      const bool bland = stalled > 50;
       int col = -1;
+      double most = -tol;
       for (int j = 0; j < allowed; ++j)
-        if (T(m, j) < -tol) {  // Bland: the first improving column
+        if (T(m, j) < most) {
           col = j;
-          break;
+          most = T(m, j);
+          if (bland) break;
         }
       if (col < 0) return true;
       int row = -1;
       double best = std::numeric_limits<double>::infinity();
       for (int i = 0; i < m; ++i) {
         if (T(i, col) <= tol) continue;
-        const double ratio = T(i, n) / T(i, col);
-        if (ratio < best - 1e-15 || (ratio <= best + 1e-15 && row >= 0 && basis[i] < basis[row])) {
-          best = ratio;
+        const double ratio = std::max(0.0, T(i, n)) / T(i, col);
+        const bool tie = row >= 0 && ratio <= best + 1e-12;
+        if (ratio < best - 1e-12 || (tie && (bland ? basis[i] < basis[row] : T(i, col) > T(row, col)))) {
+          best = std::min(best, ratio);
           row = i;
         }
       }
       if (row < 0) return false;
+      stalled = best > 1e-12 ? 0 : stalled + 1;
       pivot(row, col);
     }
   }
@@ -68,15 +82,12 @@ LpResult simplex_max(const Eigen::MatrixXd& A, const Eigen::VectorXd& b, const E
   for (int i = 0; i < m; ++i) t.T(m, nx + i) = 0.0;
   t.optimise(t.n, tol);
   LpResult out;
-  if (-t.T(m, t.n) > 1e-8) return out;  // the artificials could not reach zero
+  if (std::abs(t.T(m, t.n)) > 1e-8) return out;  // the artificials could not reach zero
   // Drive artificials out of the basis where a real column can replace them (else the row is redundant).
   for (int i = 0; i < m; ++i) {
     if (t.basis[static_cast<std::size_t>(i)] < nx) continue;
-    for (int j = 0; j < nx; ++j)
-      if (std::abs(t.T(i, j)) > 1e-9) {
-        t.pivot(i, j);
-        break;
-      }
+    Eigen::Index j = 0;
+    if (nx > 0 && t.T.row(i).head(nx).cwiseAbs().maxCoeff(&j) > 1e-9) t.pivot(i, static_cast<int>(j));
   }
   // Phase 2 over the real columns: reduced costs -c, made zero on the basis.
   t.T.row(m).setZero();

@@ -1,5 +1,6 @@
 #pragma once
-// A small dense two-phase simplex (tableau form, Bland's rule, so it cannot cycle):
+// A small dense two-phase simplex (tableau form; Dantzig pricing with the largest pivot among tied ratios,
+// Bland's rule after a run of degenerate pivots, so it cannot cycle):
 //   max c^T x  s.t.  A x = b,  x >= 0.
 // Phase 1 minimises the sum of one artificial variable per row (rows with b < 0 are negated first);
 // phase 2 optimises c from the feasible basis. Sized for the occupancy LPs of this plugin (a few hundred
@@ -15,6 +16,6 @@ struct LpResult {
 };
 
 LpResult simplex_max(const Eigen::MatrixXd& A, const Eigen::VectorXd& b, const Eigen::VectorXd& c,
-                     double tol = 1e-11);
+                     double tol = 1e-9);
 
 }  // namespace cb_pbrl
