@@ -105,9 +105,11 @@ MatrixXd solve_soft_q(const Cmdp& m, const VectorXd& u, double alpha, double tol
     const MatrixXd next = backup_from_values(m, u, policy_soft_value(m, u, soft_policy(Q, alpha), alpha));
     const double change = (next - Q).cwiseAbs().maxCoeff();
     Q = next;
-    if (change <= tol) break;
+    if (change <= tol * (1.0 + Q.cwiseAbs().maxCoeff())) break;
   }
-  for (int it = 0; it < 10000 && bellman_residual(m, u, Q, alpha) > tol; ++it) Q = soft_backup(m, u, Q, alpha);
+  // The tolerance is relative to the values' scale (a large multiplier scales u).
+  const double scale = 1.0 + Q.cwiseAbs().maxCoeff();
+  for (int it = 0; it < 2000 && bellman_residual(m, u, Q, alpha) > tol * scale; ++it) Q = soft_backup(m, u, Q, alpha);
   return Q;
 }
 

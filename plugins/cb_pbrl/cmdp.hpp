@@ -67,7 +67,7 @@ MatrixXd soft_policy(const MatrixXd& Q, double alpha);  // (3); alpha = 0: greed
 double bellman_residual(const Cmdp& m, const VectorXd& u, const MatrixXd& Q, double alpha);  // max |T Q - Q|
 
 // The fixed point of (2) by soft policy iteration (exact evaluation, then a softmax improvement) and a
-// final polish of backups, to max residual `tol`. Warm-started from Q when its shape fits.
+// final polish of backups, to max residual tol (1 + max abs Q). Warm-started from Q when its shape fits.
 MatrixXd solve_soft_q(const Cmdp& m, const VectorXd& u, double alpha, double tol, MatrixXd Q = {});
 
 // The lower level solved exactly: lam* = 0 when J_c(pi_0) <= d, else the root of J_c(pi_lam) = d
