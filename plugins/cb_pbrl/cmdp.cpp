@@ -171,6 +171,31 @@ LowerSolution solve_lower(const Cmdp& m, const VectorXd& r, const VectorXd& c, d
   return out;
 }
 
+MatrixXd mixture_occupancy(const Cmdp& m, double d) {
+  auto occupancy = [&](double lam) {
+    const MatrixXd pi = soft_policy(solve_soft_q(m, m.r - lam * m.c, 0.0, 1e-13), 0.0);
+    const PolicyEval eval(m, pi);
+    MatrixXd x = pi;
+    for (int s = 0; s < m.S; ++s) x.row(s) *= eval.occupancy()(s);
+    return std::pair<MatrixXd, double>(x, eval.value(m.c));
+  };
+  auto [x_lo, c_lo] = occupancy(0.0);
+  if (c_lo <= d) return x_lo;
+  double lo = 0, hi = 1.0;
+  while (occupancy(hi).second > d) {
+    if (hi > 1e8) throw nexp::Error(fmt::format("occupancy LP: no policy has discounted cost <= {}", d));
+    lo = hi, hi *= 4;
+  }
+  for (int it = 0; it < 200 && hi - lo > 1e-13 * (1 + hi); ++it) {
+    const double mid = 0.5 * (lo + hi);
+    (occupancy(mid).second > d ? lo : hi) = mid;
+  }
+  std::tie(x_lo, c_lo) = occupancy(lo);
+  const auto [x_hi, c_hi] = occupancy(hi);
+  const double q = c_lo > c_hi ? (d - c_hi) / (c_lo - c_hi) : 0.0;
+  return q * x_lo + (1 - q) * x_hi;
+}
+
 CmdpOptimum solve_occupancy_lp(const Cmdp& m, double d) {
   const int n = m.S * m.A;
   MatrixXd A = MatrixXd::Zero(m.S + 1, n + 1);  // flow rows, then the cost row with its slack
@@ -186,13 +211,17 @@ CmdpOptimum solve_occupancy_lp(const Cmdp& m, double d) {
   A(m.S, n) = 1.0;
   b.head(m.S) = m.mu0;
   b(m.S) = d;
-  const LpResult lp = simplex_max(A, b, obj);
-  if (lp.status != LpResult::Status::Optimal)
-    throw nexp::Error(fmt::format("occupancy LP: no policy has discounted cost <= {}", d));
   CmdpOptimum out;
   out.x = MatrixXd(m.S, m.A);
-  for (int s = 0; s < m.S; ++s)
-    for (int a = 0; a < m.A; ++a) out.x(s, a) = std::max(0.0, lp.x(s * m.A + a));
+  try {
+    const LpResult lp = simplex_max(A, b, obj);
+    if (lp.status != LpResult::Status::Optimal)
+      throw nexp::Error(fmt::format("occupancy LP: no policy has discounted cost <= {}", d));
+    for (int s = 0; s < m.S; ++s)
+      for (int a = 0; a < m.A; ++a) out.x(s, a) = std::max(0.0, lp.x(s * m.A + a));
+  } catch (const nexp::Error&) {
+    out.x = mixture_occupancy(m, d);  // the simplex cycled numerically on a degenerate LP
+  }
   out.pi = MatrixXd::Constant(m.S, m.A, 1.0 / m.A);
   for (int s = 0; s < m.S; ++s) {
     const double total = out.x.row(s).sum();

@@ -86,6 +86,10 @@ struct CmdpOptimum {
   double Jr = 0, Jc = 0;
 };
 CmdpOptimum solve_occupancy_lp(const Cmdp& m, double d);
+// The optimum of (5) without the LP (used when the simplex cycles numerically on a degenerate LP): the
+// mixture q x(pi_lo) + (1 - q) x(pi_hi) of the greedy policies on either side of lam* of (6), q chosen
+// so that the cost is d (an optimal CMDP policy randomises between them; Altman 1999).
+MatrixXd mixture_occupancy(const Cmdp& m, double d);
 // (5) as a CPLEX-format LP (variables x_<s>_<a>, rows flow_<s> and cost), for cross-checks with other solvers.
 std::string occupancy_lp_text(const Cmdp& m, double d);
 

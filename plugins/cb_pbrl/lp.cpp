@@ -1,5 +1,7 @@
 #include "lp.hpp"
 
+#include <nexp/error.hpp>
+
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -32,8 +34,10 @@ struct Tableau {
   // cannot cycle.
   bool optimise(int allowed, double tol) {
     int stalled = 0;
-    for (;;) {
-      const bool bland = stalled > 50;
+    bool bland = false;
+    for (int iteration = 0;; ++iteration) {
+      if (iteration > 100000) throw nexp::Error("simplex: no optimum after 100000 pivots (numerical cycling)");
+      bland = bland || stalled > 50;  // once degenerate, Bland's rule to the end
       int col = -1;
       double most = -tol;
       for (int j = 0; j < allowed; ++j)

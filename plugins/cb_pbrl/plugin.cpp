@@ -47,8 +47,10 @@ void register_components(nexp::Registrar& r) {
   r.method("cb_pbrl.two_stage", "reward and cost fit once on offline expert and random queries, CMDP solved once",
            cb_pbrl::run_two_stage)
       .options<cb_pbrl::TrainOptions>().produces(metrics).accepts({"cb_pbrl.grid"});
-  r.method("cb_pbrl.oracle", "the CMDP optimum of the occupancy LP (reads the true reward and cost)",
+  r.method("cb_pbrl.oracle", "the CMDP optimum of the occupancy LP (reads the true reward and cost; takes the "
+           "learners' options, so that one config serves every method, and ignores them)",
            cb_pbrl::run_oracle)
+      .options<cb_pbrl::TrainOptions>()
       .produces({"normalized_return", "cost", "violation", "budget", "lam", "queries"})
       .accepts({"cb_pbrl.grid"});
   r.method("cb_pbrl.compare", "methods x worlds x seeds x query budgets with bootstrap intervals", cb_pbrl::run_compare)

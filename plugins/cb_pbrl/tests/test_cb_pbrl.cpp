@@ -75,6 +75,9 @@ TEST(cb_pbrl, OccupancyLpEqualsBisectionOnTheMultiplier) {
     EXPECT_GT(dual.lam, 0) << g->name << ": the budget binds";
     const double unconstrained = g->m.mu0.dot(soft_value(solve_soft_q(g->m, g->m.r, 0.0, 1e-13), 0.0));
     EXPECT_LT(g->expert.Jr, unconstrained - 1e-6) << g->name;
+    // The mixture of the two greedy policies at lam* (the fallback when the simplex cycles) is optimal too.
+    EXPECT_NEAR(mixture_occupancy(g->m, g->budget).cwiseProduct(g->m.r.replicate(1, g->m.A)).sum(), dual.value, 1e-8)
+        << g->name;
   }
 }
 
