@@ -1,0 +1,125 @@
+#include "methods.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace cb_pbrl {
+
+void TrainOptions::declare(nexp::Options<TrainOptions>& o) {
+  o.add("outer_steps", &TrainOptions::outer_steps, "K: outer (upper-level) iterations").range(1, 1000000);
+  o.add("queries_per_step", &TrainOptions::queries_per_step, "labelled segment pairs per outer iteration")
+      .range(1, 100000);
+  o.add("inner_steps", &TrainOptions::inner_steps, "N: soft Bellman backups and dual steps per outer iteration; 0: "
+        "the lower level solved to convergence").range(0, 100000);
+  o.add("alpha", &TrainOptions::alpha, "entropy temperature of the lower level").range(1e-4, 10);
+  o.add("lr", &TrainOptions::lr, "outer step size").range(1e-8, 100);
+  o.add("lam_lr", &TrainOptions::lam_lr, "dual ascent step on lam").range(1e-6, 100);
+  o.add("optimizer", &TrainOptions::optimizer, "outer optimiser").choices({"adam", "sgd"});
+  o.add("hypergradient", &TrainOptions::hypergradient,
+        "implicit: through lam*(th, ph) by implicit differentiation; naive: lam held fixed")
+      .choices({"implicit", "naive"});
+  o.add("better_label", &TrainOptions::better_label, "what the expert's `better` labels compare: U = R - lam_E C, or R",
+        {{"utility", Labels::Utility}, {"reward", Labels::Reward}});
+  o.add("beta", &TrainOptions::beta, "Bradley-Terry temperature of the labeller (and the model)").range(1e-3, 1e4);
+  o.add("noise_free", &TrainOptions::noise_free, "labels are the signs of the logits, not Bernoulli draws");
+  o.add("unsafe_threshold", &TrainOptions::unsafe_threshold, "tau: a segment is unsafe with P = sigmoid(beta (C - tau))")
+      .range(0, 1e6);
+  o.add("segment_min", &TrainOptions::segment_min, "shortest segment").range(1, 1000);
+  o.add("segment_max", &TrainOptions::segment_max, "longest segment").range(1, 1000);
+  o.add("mix_learner", &TrainOptions::mix_learner, "share of segments from the learner's policy").range(0, 1);
+  o.add("mix_expert", &TrainOptions::mix_expert, "share of segments from the expert").range(0, 1);
+  o.add("mix_random", &TrainOptions::mix_random, "share of segments from the uniform policy").range(0, 1);
+  o.add("heldout", &TrainOptions::heldout, "held-out pairs (expert and random) for accuracies and the held-out "
+        "objective").range(10, 1000000);
+  o.add("track_hypergradient", &TrainOptions::track_hypergradient,
+        "compute the held-out objective's hypergradient at every iterate (hypergrad_sq_avg)");
+  o.add("transfer", &TrainOptions::transfer, "also re-solve with the learned R, C at d/2 and 2d");
+}
+
+LearnerConfig TrainOptions::config(Mode mode) const {
+  if (segment_min > segment_max)
+    throw nexp::ConfigError(fmt::format("params.segment_min = {} exceeds params.segment_max = {}; expected min <= max",
+                                        segment_min, segment_max));
+  if (mix_learner + mix_expert + mix_random <= 0)
+    throw nexp::ConfigError("params.mix_learner + mix_expert + mix_random is 0; expected a positive share");
+  LearnerConfig c;
+  c.mode = mode;
+  c.implicit = hypergradient == "implicit";
+  c.outer_steps = outer_steps, c.queries_per_step = queries_per_step, c.inner_steps = inner_steps;
+  c.alpha = alpha, c.lr = lr, c.lam_lr = lam_lr, c.adam = optimizer == "adam";
+  c.labels.beta = beta, c.labels.tau = unsafe_threshold, c.labels.utility = better_label == Labels::Utility;
+  c.labels.noise_free = noise_free;
+  c.segment_min = segment_min, c.segment_max = segment_max;
+  c.mix_learner = mix_learner, c.mix_expert = mix_expert, c.mix_random = mix_random;
+  c.heldout = heldout;
+  c.track_heldout_gradient = track_hypergradient;
+  return c;
+}
+
+std::vector<std::string> run_metrics() {
+  return {"normalized_return", "cost", "violation", "pref_accuracy_better", "pref_accuracy_safer", "cost_auc",
+          "queries", "hypergrad_sq_avg", "budget", "lam", "transfer_normalized_return", "transfer_violation"};
+}
+
+namespace {
+
+void report(nexp::RunContext& ctx, const std::map<std::string, double>& values) {
+  for (const auto& [name, v] : values)
+    if (std::isfinite(v)) ctx.summary(name, v);
+}
+
+// The metrics of one trained learner, with the transfer to d/2 and 2d.
+std::map<std::string, double> result_metrics(const Grid& g, const LearnerResult& r, const LearnerConfig& cfg,
+                                             bool transfer) {
+  std::map<std::string, double> out = {
+      {"normalized_return", r.normalized_return}, {"cost", r.cost}, {"violation", r.violation},
+      {"pref_accuracy_better", r.pref_accuracy_better}, {"pref_accuracy_safer", r.pref_accuracy_safer},
+      {"cost_auc", r.cost_auc}, {"queries", r.queries}, {"hypergrad_sq_avg", r.hypergrad_sq_avg},
+      {"budget", r.budget}, {"lam", r.lam}};
+  if (!transfer) return out;
+  const bool constrained = cfg.mode != Mode::Unconstrained;
+  double ret = 0, vio = 0;
+  for (const auto& [name, scale] : {std::pair<std::string, double>{"half", 0.5}, {"double", 2.0}}) {
+    const double d = scale * r.budget;
+    if (d < g.least_cost) continue;
+    const Deployment dep = deploy(g, r.x, d, cfg.alpha, constrained);
+    out["transfer_normalized_return_" + name] = dep.normalized_return;
+    out["transfer_violation_" + name] = dep.violation;
+    ret += 0.5 * dep.normalized_return, vio += 0.5 * dep.violation;
+  }
+  out["transfer_normalized_return"] = ret;
+  out["transfer_violation"] = vio;
+  return out;
+}
+
+void run_mode(nexp::RunContext& ctx, Mode mode) {
+  const auto& g = ctx.dataset_as<Grid>();
+  const auto o = ctx.options<TrainOptions>();
+  const LearnerConfig cfg = o.config(mode);
+  auto bar = ctx.progress(cfg.outer_steps, "outer steps");
+  const LearnerResult r = train(g, cfg, ctx.seed(), [&](int step, const std::map<std::string, double>& v) {
+    ctx.log_metrics(step, v);
+    bar.set(step);
+  });
+  report(ctx, result_metrics(g, r, cfg, o.transfer));
+}
+
+}  // namespace
+
+void run_train(nexp::RunContext& ctx) { run_mode(ctx, Mode::Bilevel); }
+void run_safe_rlhf(nexp::RunContext& ctx) { run_mode(ctx, Mode::SafeRlhf); }
+void run_unconstrained(nexp::RunContext& ctx) { run_mode(ctx, Mode::Unconstrained); }
+void run_two_stage(nexp::RunContext& ctx) { run_mode(ctx, Mode::TwoStage); }
+
+void run_oracle(nexp::RunContext& ctx) {
+  const auto& g = ctx.dataset_as<Grid>();
+  report(ctx, {{"normalized_return", 1.0},
+               {"cost", g.expert.Jc},
+               {"violation", std::max(0.0, g.expert.Jc - g.budget)},
+               {"budget", g.budget},
+               {"lam", g.expert_lam},
+               {"queries", 0.0}});
+}
+
+}  // namespace cb_pbrl
