@@ -29,6 +29,19 @@ Experiment load(const RunArgs& args, App& app) {
   return load_experiment(args.config, overrides, app.with_plugins_for(args.config, args.overrides));
 }
 
+// `~sweep` or `sweep=null` among the overrides runs a config that has a `sweep:` block as one plain run.
+bool drops_sweep_block(const std::vector<std::string>& overrides) {
+  for (const auto& text : overrides) {
+    const Override o = parse_override(text);
+    if (o.key == "sweep" && (o.kind == Override::Kind::Remove || o.value == "null")) return true;
+  }
+  return false;
+}
+
+bool has_sweep_block(const RunArgs& args) {
+  return config_has_sweep(args.config) && !drops_sweep_block(args.overrides);
+}
+
 void print_result(const RunResult& r, const std::vector<std::string>& selected) {
   std::vector<std::vector<std::string>> rows;
   // The config's metrics first, then the rest of the summary.
@@ -63,7 +76,7 @@ void add_run_commands(CLI::App& cli, App& app) {
   run->add_option("--signal", sw.signal, "slurm: signal and lead time before the limit, SIG@seconds (default USR1@90)");
   run->add_flag("--no-wait", sw.no_wait, "slurm: return after submitting");
   run->callback([args, &app] {
-    if (args->resume.empty() && !args->config.empty() && (args->multirun || config_has_sweep(args->config))) {
+    if (args->resume.empty() && !args->config.empty() && (args->multirun || has_sweep_block(*args))) {
       args->sweep.config = args->config;
       args->sweep.overrides = args->overrides;
       args->sweep.runs_dir = args->runs_dir;
@@ -101,7 +114,7 @@ void add_run_commands(CLI::App& cli, App& app) {
     Experiment e = load(*vargs, app);
     std::cout << e.to_yaml_text();
     logger().info("{} is valid ({} on {}, config hash {})", vargs->config, e.method, e.device, e.config_hash().substr(0, 12));
-    if (config_has_sweep(vargs->config)) {  // every trial of its sweep block must be a valid config too
+    if (has_sweep_block(*vargs)) {  // every trial of its sweep block must be a valid config too
       auto overrides = split_overrides(vargs->overrides, false).overrides;
       const SweepPlan plan = plan_sweep(vargs->config, overrides, {}, app.registry());
       logger().info("its sweep block expands to {} valid trials", plan.trials.size());

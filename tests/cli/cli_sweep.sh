@@ -75,6 +75,15 @@ TDIR=$WORK/runs/timeouts/sweep
 [[ $(count failed "$TDIR") == 2 ]] || fail "both trials timed out: $(states "$TDIR")"
 [[ $(grep -c "exceeded --trial-timeout of 2 s" "$TDIR/trials.csv") == 2 ]] || fail "the timeout is the error: $(states "$TDIR")"
 
+# `~sweep` (or `sweep=null`) runs a config with a sweep block as one plain run; validate checks just it.
+printf 'method: fixture_crash.maybe\nparams: {sleep_ms: 0}\nobjective: value\nexperiment: one\nsweep:\n  params:\n    params.x: [1, 2]\n' > block.yaml
+expect_exit 0 nx run block.yaml '~sweep' params.x=3
+[[ -n $(run_id "$OUT") && ! -e $WORK/runs/one/sweep ]] || fail "one plain run, no sweep folder: $OUT"
+expect_exit 0 nx run block.yaml sweep=null
+[[ -n $(run_id "$OUT") && ! -e $WORK/runs/one/sweep ]] || fail "sweep=null: one plain run: $OUT"
+expect_exit 0 nx validate block.yaml '~sweep'
+[[ $ERR != *"its sweep block expands"* ]] || fail "validate ~sweep checks no trials: $ERR"
+
 # A changed definition is refused with the difference; --force continues and reuses what matches.
 expect_exit 2 nx run crash.yaml -m params.crash=false 'params.x=1,2,3'
 expect_contains "$ERR" "another definition" "changed sweep"
