@@ -145,18 +145,20 @@ void describe_method(const Registry& r, const MethodSpec& m, bool as_json) {
   print_table(std::cout, {"name", "dir", "summary"}, rows);
 }
 
+enum class Component { Dataset, Backend };
+
 // A data set or a device backend: its summary, plugin and option schema.
-void describe_component(const Registry& r, const char* kind, const std::string& name, const std::string& summary,
+void describe_component(const Registry& r, Component kind, const std::string& name, const std::string& summary,
                         const Schema& schema, bool as_json) {
   if (as_json) {
-    std::cout << json{{"kind", kind}, {"name", name}, {"summary", summary}, {"plugin", owner_name(r, name)},
+    std::cout << json{{"kind", kind == Component::Backend ? "device backend" : "dataset"}, {"name", name}, {"summary", summary}, {"plugin", owner_name(r, name)},
                       {"params", schema_json(schema)}}
                      .dump(2)
               << std::endl;
     return;
   }
   std::cout << name << ": " << summary << "\nplugin: " << owner_name(r, name) << "\n";
-  if (std::string(kind) == "device backend")
+  if (kind == Component::Backend)
     std::cout << "use: device: " << name << ":0   (options: device: {id: " << name << ":0, ...})\n\noptions\n";
   else
     std::cout << "\nparams\n";
@@ -191,9 +193,9 @@ void describe(App& app, const std::string& name, bool as_json) {
   Registry& r = app.with_all_plugins();
   if (const MethodSpec* m = r.find_method(name)) return describe_method(r, *m, as_json);
   if (const DatasetSpec* d = r.find_dataset(name))
-    return describe_component(r, "dataset", d->name, d->summary, d->schema, as_json);
+    return describe_component(r, Component::Dataset, d->name, d->summary, d->schema, as_json);
   if (const DeviceBackendSpec* b = r.find_backend(name))
-    return describe_component(r, "device backend", b->name, b->summary, b->schema, as_json);
+    return describe_component(r, Component::Backend, b->name, b->summary, b->schema, as_json);
   if (const MetricSpec* m = r.find_metric(name)) return describe_metric(*m, as_json);
   if (const PluginRecord* p = r.plugin(name)) return describe_plugin(r, *p);
   std::vector<std::string> names;

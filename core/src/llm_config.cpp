@@ -64,11 +64,6 @@ EndpointOptions options_of(const llm::Endpoint& e) {
 
 }  // namespace
 
-const Schema& llm_endpoint_schema() {
-  static const Schema schema = options_schema<EndpointOptions>();
-  return schema;
-}
-
 const llm::Endpoint* LlmConfig::find(const std::string& name) const {
   for (const auto& e : endpoints)
     if (e.name == name) return &e;

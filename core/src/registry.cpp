@@ -9,6 +9,8 @@
 
 #include "nexp/version.hpp"
 
+#include "core_components.hpp"
+
 namespace nexp {
 
 namespace {

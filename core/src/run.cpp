@@ -212,7 +212,6 @@ void RunContextImpl::restore_rng_state() {
 
 }  // namespace
 
-
 // ---------------------------------------------------------------- the run's status
 
 int RunResult::exit_code() const {
@@ -221,6 +220,9 @@ int RunResult::exit_code() const {
   return config_error ? 2 : 1;
 }
 
+namespace {
+
+// A new run id: <yyyymmdd-HHMMSS>-<first 8 hex of the config hash>-<4 random hex>.
 std::string new_run_id(const std::string& config_hash) {
   std::time_t t = std::time(nullptr);
   std::tm tm{};
@@ -230,8 +232,6 @@ std::string new_run_id(const std::string& config_hash) {
   static std::mt19937 rng{std::random_device{}()};
   return fmt::format("{}-{}-{:04x}", stamp, config_hash.substr(0, 8), rng() & 0xffff);
 }
-
-namespace {
 
 // What a run needs: the experiment, how to run it, and where.
 struct RunPlan {

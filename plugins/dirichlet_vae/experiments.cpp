@@ -130,19 +130,19 @@ std::vector<RatioRow> by_ratio(const std::vector<Trial>& trials, const std::vect
     std::vector<const Trial*> mine;
     for (const auto& t : trials)
       if (t.ratio == r) mine.push_back(&t);
-    const double n = static_cast<double>(mine.size());
-    double sad = 0, abundance = 0, kl2 = 0;
+    std::vector<double> kl, active, recon, sad, abundance;
     for (const Trial* t : mine) {
       row.beta = t->beta;
       row.predicted_active = t->predicted_active;
-      row.kl += t->eval.kl / n;
-      kl2 += t->eval.kl * t->eval.kl / n;
-      row.active += static_cast<double>(t->eval.active_dims) / n;
-      row.recon_mse += t->eval.recon_mse / n;
-      if (t->unmixing) sad += t->unmixing->sad / n, abundance += t->unmixing->abundance_rmse / n;
+      kl.push_back(t->eval.kl);
+      active.push_back(static_cast<double>(t->eval.active_dims));
+      recon.push_back(t->eval.recon_mse);
+      if (t->unmixing) sad.push_back(t->unmixing->sad), abundance.push_back(t->unmixing->abundance_rmse);
     }
-    row.kl_sd = std::sqrt(std::max(0.0, kl2 - row.kl * row.kl));
-    if (!mine.empty() && mine.front()->unmixing) row.sad = sad, row.abundance_rmse = abundance;
+    using nexp::stats::mean;
+    row.kl = mean(kl), row.kl_sd = nexp::stats::stddev(kl);  // sample sd (divisor n - 1)
+    row.active = mean(active), row.recon_mse = mean(recon);
+    if (!sad.empty()) row.sad = mean(sad), row.abundance_rmse = mean(abundance);
     rows.push_back(row);
   }
   return rows;

@@ -28,28 +28,21 @@ namespace fs = std::filesystem;
 
 // ---------------------------------------------------------------- statistics
 
-Interval paired_reduction(const std::vector<double>& base, const std::vector<double>& treated, std::uint64_t seed,
+Interval paired_reduction(const std::vector<double>& base, const std::vector<double>& treated, nexp::Random& rng,
                           int resamples) {
-  auto reduction = [](double b, double t) { return b > 0 ? 1.0 - t / b : 0.0; };
-  Interval out;
-  const double B = std::accumulate(base.begin(), base.end(), 0.0), T = std::accumulate(treated.begin(), treated.end(), 0.0);
-  out.estimate = reduction(B, T);
-  const std::size_t n = base.size();
-  if (n < 2) return out.low = out.high = out.estimate, out;
-  Rng rng(seed, Purpose::Bootstrap);
-  std::vector<double> draws;
-  for (int r = 0; r < resamples; ++r) {
+  if (base.size() != treated.size())
+    throw nexp::Error(fmt::format("paired_reduction: {} base and {} treated replicas; expected one of each per replica",
+                                  base.size(), treated.size()));
+  auto reduction = [&](const std::vector<std::size_t>& replicas) {
     double b = 0, t = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      const std::size_t j = static_cast<std::size_t>(rng.below(n));
-      b += base[j], t += treated[j];
-    }
-    draws.push_back(reduction(b, t));
+    for (std::size_t i : replicas) b += base[i], t += treated[i];
+    return b > 0 ? 1.0 - t / b : 0.0;
+  };
+  if (base.size() < 2) {
+    const double r = reduction(std::vector<std::size_t>(base.size(), 0));
+    return {r, r, r};
   }
-  std::sort(draws.begin(), draws.end());
-  out.low = draws[static_cast<std::size_t>(0.025 * (resamples - 1))];
-  out.high = draws[static_cast<std::size_t>(0.975 * (resamples - 1))];
-  return out;
+  return nexp::stats::bootstrap(base.size(), reduction, rng, 0.95, resamples);
 }
 
 std::vector<ReplicaMetrics> run_replicas(const FleetSpec& fleet, const Policy& policy, int platform, std::uint64_t seed,
@@ -58,7 +51,7 @@ std::vector<ReplicaMetrics> run_replicas(const FleetSpec& fleet, const Policy& p
   tbb::parallel_for(0, replicas, [&](int r) {
     SimOptions o;
     o.platform = platform;
-    o.seed = mix64(seed * 1000003ull + static_cast<std::uint64_t>(r));
+    o.seed = nexp::Random::stream(seed, "replica", static_cast<std::uint64_t>(r))();
     o.horizon_days = horizon_days;
     out[static_cast<std::size_t>(r)] = simulate(fleet, policy, o);
   });
@@ -215,7 +208,7 @@ Trained train(nexp::RunContext& ctx, const FleetSpec& fleet, const TrainSpec& sp
 
   // ---- masked-event pretraining
   if (phase == "pretrain" && spec.pretrain_steps > 0 && !spec.pretrain_on.empty()) {
-    CorpusSpec cs{spec.pretrain_on, spec.pretrain_incidents, mix64(spec.seed ^ 0x9E37ull)};
+    CorpusSpec cs{spec.pretrain_on, spec.pretrain_incidents, nexp::Random::stream(spec.seed, "pretrain-corpus")()};
     const auto corpus = build_corpus(fleet, vocab, classes, cs, config.max_len);
     ctx.log().info("pretraining on {} unlabelled node sequences from {} platform(s)", corpus.size(), spec.pretrain_on.size());
     if (!opt) opt = std::make_unique<torch::optim::Adam>(model->parameters(), torch::optim::AdamOptions(spec.pretrain_lr));
@@ -225,7 +218,7 @@ Trained train(nexp::RunContext& ctx, const FleetSpec& fleet, const TrainSpec& sp
     int count = 0;
     while (step < spec.pretrain_steps) {
       const auto idx = batch_indices(cs.seed, step, corpus.size(), static_cast<std::size_t>(spec.batch));
-      running += pretrain_step(model, *opt, corpus, idx, mix64(cs.seed + static_cast<std::uint64_t>(step)));
+      running += pretrain_step(model, *opt, corpus, idx, nexp::Random::stream(cs.seed, "pretrain-step", static_cast<std::uint64_t>(step))());
       ++count;
       ++step;
       bar.advance();
@@ -243,7 +236,7 @@ Trained train(nexp::RunContext& ctx, const FleetSpec& fleet, const TrainSpec& sp
   const std::int64_t base = spec.pretrain_steps;
   BagOfEvents bag(fleet);
   const LabelledSet labels = labelled(fleet, vocab, bag, classes, spec.label_on, spec.labels_per_platform,
-                                      mix64(spec.seed ^ 0x1AB3ull), config.max_len);
+                                      nexp::Random::stream(spec.seed, "labelled")(), config.max_len);
   // The last fifth of each platform's labelled incidents calibrates (temperature), the rest trains.
   LabelledSet fit, cal;
   {
@@ -267,7 +260,7 @@ Trained train(nexp::RunContext& ctx, const FleetSpec& fleet, const TrainSpec& sp
     bar.set(step);
     double running = 0;
     int count = 0;
-    const std::uint64_t seed = mix64(spec.seed ^ 0xF17Eull);
+    const std::uint64_t seed = nexp::Random::stream(spec.seed, "finetune")();
     while (step < spec.finetune_steps) {
       running += finetune_step(model, *opt, fit.examples, batch_indices(seed, step, fit.examples.size(), static_cast<std::size_t>(spec.batch)));
       ++count;
@@ -291,7 +284,7 @@ Trained train(nexp::RunContext& ctx, const FleetSpec& fleet, const TrainSpec& sp
 
   // ---- held-out test incidents: node-level classification accuracy, and the majority class
   const LabelledSet test = labelled(fleet, vocab, bag, classes, spec.label_on, spec.test_per_platform,
-                                    mix64(spec.seed ^ 0x7E57ull), config.max_len);
+                                    nexp::Random::stream(spec.seed, "test")(), config.max_len);
   if (spec.finetune_steps > 0) {
     t.test_probs = at::softmax(predict_logits(model, test.examples) / t.temperature, 1);
     t.test_labels = labels_of(test.examples);
@@ -375,7 +368,7 @@ void run_calibrate(nexp::RunContext& ctx) {
   tbb::parallel_for(0, replicas, [&](int r) {
     SimOptions sim;
     sim.platform = platform;
-    sim.seed = mix64(ctx.seed() * 1000003ull + static_cast<std::uint64_t>(r));
+    sim.seed = ctx.stream("replica", static_cast<std::uint64_t>(r))();
     sim.horizon_days = horizon;
     sim.log = &logs[static_cast<std::size_t>(r)];
     m[static_cast<std::size_t>(r)] = simulate(fleet, incumbent, sim);
@@ -432,7 +425,7 @@ void run_pretrain(nexp::RunContext& ctx) {
   // Held-out masked-event accuracy: how well the encoder predicts hidden raw codes.
   const Vocabulary vocab(fleet);
   const ClassTable classes(fleet);
-  CorpusSpec held{spec.pretrain_on, std::vector<std::int64_t>(spec.pretrain_on.size(), 100), mix64(ctx.seed() ^ 0xBEEFull)};
+  CorpusSpec held{spec.pretrain_on, std::vector<std::int64_t>(spec.pretrain_on.size(), 100), ctx.stream("held-out-corpus")()};
   const auto corpus = build_corpus(fleet, vocab, classes, held, t.model->config().max_len);
   torch::NoGradGuard no_grad;
   t.model->eval();
@@ -531,7 +524,8 @@ void run_headline(nexp::RunContext& ctx) {
   const auto& base = results[0];
   const std::vector<std::string> keys = {"downtime", "qa_time", "job_downtime", "node_downtime"};
   auto reductions = [&](const std::vector<ReplicaMetrics>& treated, const std::string& key) {
-    return paired_reduction(column(base, key), column(treated, key), mix64(ctx.seed() ^ std::hash<std::string>{}(key)));
+    auto rng = ctx.stream("reduction:" + key);  // the same resamples for every policy
+    return paired_reduction(column(base, key), column(treated, key), rng);
   };
   for (const auto& key : {"downtime", "qa_time", "job_downtime"}) {
     const Interval r = reductions(results[2], key);

@@ -9,6 +9,7 @@
 //                       the ablations (params.variant)
 //   drwatson.diagnose   this machine's device (HAL telemetry and an active probe) and/or a log file
 #include <nexp/nexp.hpp>
+#include <nexp/stats.hpp>
 
 #include <cstdint>
 #include <string>
@@ -184,12 +185,10 @@ void run_finetune(nexp::RunContext& ctx);
 void run_headline(nexp::RunContext& ctx);
 void run_diagnose(nexp::RunContext& ctx);
 
-// Paired bootstrap of the reduction 1 - sum(treated) / sum(base) over replicas: (estimate, low, high)
-// at the 95% level, percentile intervals, reproducible from seed.
-struct Interval {
-  double estimate = 0, low = 0, high = 0;
-};
-Interval paired_reduction(const std::vector<double>& base, const std::vector<double>& treated, std::uint64_t seed,
+// Paired bootstrap of the reduction 1 - sum(treated) / sum(base) over replicas: the estimate and its
+// 95% percentile interval (nexp::stats::bootstrap), resampling replicas with rng.
+using Interval = nexp::stats::Interval;
+Interval paired_reduction(const std::vector<double>& base, const std::vector<double>& treated, nexp::Random& rng,
                           int resamples = 2000);
 
 // Runs `policy` on `replicas` simulated fleets (seeds derived from `seed`, the same for every policy:

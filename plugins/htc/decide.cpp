@@ -83,14 +83,6 @@ double time_decision(const MixedGraph& g, const DecisionOptions& options, std::u
   return elapsed / repeats;
 }
 
-std::uint64_t graph_seed(std::uint64_t run_seed, std::uint64_t index) {
-  // splitmix64 of the pair: nearby seeds and indices give unrelated streams.
-  std::uint64_t z = run_seed * 0x9E3779B97F4A7C15ull + index + 0x632BE59BD9B4E019ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
 // ============================================================================ artifacts
 
 namespace {
@@ -201,7 +193,7 @@ void run_decide(nexp::RunContext& ctx) {
     const NamedGraph& ng = set.graphs[i];
     const MixedGraph& g = ng.graph;
     Identification id;
-    const double t = time_decision(g, o, graph_seed(ctx.seed(), i), o.min_seconds, &id);
+    const double t = time_decision(g, o, ctx.stream("decision", i)(), o.min_seconds, &id);
     const bool ok = id.identifiable(g);
     int nonid = -1;
     if (o.nonid && g.num_nodes() <= o.nonid_max_nodes) {

@@ -30,7 +30,10 @@ double loglog_slope(const std::vector<double>& x, const std::vector<double>& y) 
 using nexp::stats::median;
 using C = nexp::CsvColumn;
 
-std::mt19937_64 stream(std::uint64_t seed, std::uint64_t label) { return std::mt19937_64(graph_seed(seed, label)); }
+// The generator of random graph `label`; the randomized algorithm run on it draws from "decision".
+std::mt19937_64 graph_rng(const nexp::RunContext& ctx, std::uint64_t label) {
+  return std::mt19937_64(ctx.stream("graph", label)());
+}
 
 // Nodes solved by `a` but not by `b`.
 int only_in(const MixedGraph& g, const Identification& a, const Identification& b) {
@@ -79,7 +82,7 @@ void run_scaling(nexp::RunContext& ctx) {
     for (std::size_t ni = 0; ni < ns.size(); ++ni) {
       const int n = static_cast<int>(ns[ni]);
       for (int rep = 0; rep < o.reps && !ctx.stop_requested(); ++rep) {
-        std::mt19937_64 rng = stream(ctx.seed(), (fi * 1000 + ni) * 1000 + rep);
+        std::mt19937_64 rng = graph_rng(ctx, (fi * 1000 + ni) * 1000 + rep);
         const MixedGraph g = random_mixed_graph(n, family_spec(family, n), rng);
         std::vector<Identification> results;
         std::vector<std::string> ran;
@@ -89,7 +92,7 @@ void run_scaling(nexp::RunContext& ctx) {
           timed.algorithm = algorithm_named(algorithm);
           Identification id;
           const double t =
-              time_decision(g, timed, graph_seed(ctx.seed(), (fi * 1000 + ni) * 1000 + rep), o.min_seconds, &id);
+              time_decision(g, timed, ctx.stream("decision", (fi * 1000 + ni) * 1000 + rep)(), o.min_seconds, &id);
           total += t;
           times[algorithm][n].push_back(t);
           if (t > o.budget_seconds) over_budget[algorithm] = true;
@@ -159,9 +162,9 @@ void run_density(nexp::RunContext& ctx) {
     int htc_ok = 0, ew_ok = 0, nonid = 0, gain = 0, checked = 0, agree = 0;
     double d_sum = 0, b_sum = 0, htc_edges = 0, ew_edges = 0;
     for (std::int64_t i = 0; i < count && !ctx.stop_requested(); ++i) {
-      std::mt19937_64 rng = stream(ctx.seed(), di * 100000 + i);
+      std::mt19937_64 rng = graph_rng(ctx, di * 100000 + i);
       const MixedGraph g = random_mixed_graph(n, spec, rng);
-      ro.seed = graph_seed(ctx.seed(), di * 100000 + i);
+      ro.seed = ctx.stream("decision", di * 100000 + i)();
       const Identification h = htc_randomized(g, ro);
       const Identification e = edgewise_closure(g, ro);
       const bool h_ok = h.identifiable(g), e_ok = e.identifiable(g);
@@ -234,11 +237,11 @@ void run_agreement(nexp::RunContext& ctx) {
       const int n = static_cast<int>(ns[ni]);
       for (std::int64_t i = 0; i < count && !ctx.stop_requested(); ++i) {
         const std::uint64_t label = (fi * 100 + ni) * 1000000 + i;
-        std::mt19937_64 rng = stream(ctx.seed(), label);
+        std::mt19937_64 rng = graph_rng(ctx, label);
         const MixedGraph g = random_mixed_graph(n, family_spec(families[fi], n), rng);
         const Identification classic = htc_classic(g);
         RandomizedOptions ro;
-        ro.seed = graph_seed(ctx.seed(), label);
+        ro.seed = ctx.stream("decision", label)();
         const Identification big = htc_randomized(g, ro);
         ro.prime = small;
         Identification tiny;
@@ -317,13 +320,13 @@ void run_numeric(nexp::RunContext& ctx) {
   std::map<std::int64_t, std::vector<double>> max_sq, med_sq, max_all, med_all;
   auto bar = ctx.progress(count * static_cast<std::int64_t>(samples.size() + 1), "numeric");
   for (std::int64_t i = 0; i < count && !ctx.stop_requested(); ++i) {
-    std::mt19937_64 rng = stream(ctx.seed(), i);
+    std::mt19937_64 rng = graph_rng(ctx, i);
     // Draw graphs until one has an identified edge (sparse families nearly always do).
     MixedGraph g;
     Identification id;
     for (int attempt = 0; attempt < 100; ++attempt) {
       g = random_mixed_graph(n, family_spec(o.family, n), rng);
-      id = decide(g, o, graph_seed(ctx.seed(), i * 100 + attempt));
+      id = decide(g, o, ctx.stream("decision", i * 100 + attempt)());
       if (id.solved_edges() > 0) break;
     }
     const Sem sem = random_sem(g, rng);

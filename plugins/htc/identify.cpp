@@ -1,5 +1,7 @@
 #include "identify.hpp"
 
+#include <nexp/stats.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -166,9 +168,8 @@ Errors errors(const MixedGraph& g, const Estimate& estimate, const Sem& truth) {
   Errors out;
   out.entries = static_cast<int>(e.size());
   if (e.empty()) return out;
-  std::sort(e.begin(), e.end());
-  out.max = e.back();
-  out.median = e[e.size() / 2];
+  out.max = *std::max_element(e.begin(), e.end());
+  out.median = nexp::stats::median(e);
   return out;
 }
 

@@ -197,8 +197,6 @@ double thread_seconds();
 // the other processes' turns (a decision is single-threaded, so on an idle machine the two agree).
 double time_decision(const MixedGraph& g, const DecisionOptions& options, std::uint64_t seed, double min_seconds,
                      Identification* out);
-// A per-graph seed for the randomized algorithms: the run's seed mixed with the graph's index.
-std::uint64_t graph_seed(std::uint64_t run_seed, std::uint64_t index);
 
 void run_decide(nexp::RunContext& ctx);
 void run_scaling(nexp::RunContext& ctx);

@@ -21,13 +21,6 @@ std::int64_t default_budget(int n) {
   return m * m * m * m;
 }
 
-std::uint64_t derive_seed(std::uint64_t seed, std::uint64_t index) {
-  std::uint64_t z = seed * 0x9e3779b97f4a7c15ULL + (index + 1) * 0xd1b54a32d192ed03ULL;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
 std::vector<std::string> run_metrics() {
   return {"coverage", "evaluations_to_front", "success", "archive_coverage", "archive_evaluations_to_front",
           "hypervolume", "evaluations", "population", "evals_per_second"};
@@ -86,7 +79,7 @@ void run_replicas(nexp::RunContext& ctx, const AlgorithmOptions& o, Algorithm al
 
   std::vector<RunResult> results(replicas);
   std::vector<std::uint64_t> seeds(replicas);
-  for (int r = 0; r < replicas; ++r) seeds[r] = derive_seed(ctx.seed(), static_cast<std::uint64_t>(r));
+  for (int r = 0; r < replicas; ++r) seeds[r] = ctx.stream("replica", static_cast<std::uint64_t>(r))();
   auto bar = ctx.progress(replicas, "runs");
   const auto t0 = std::chrono::steady_clock::now();
   tbb::parallel_for(0, replicas, [&](int r) {

@@ -68,8 +68,6 @@ void run_self_adjusting_method(nexp::RunContext& ctx);
 
 // Default budget when `budget: 0`: n^4 evaluations (the paper's bound, constant 1).
 std::int64_t default_budget(int n);
-// A seed for replica / cell `index` derived from the run's seed (splitmix64 of both).
-std::uint64_t derive_seed(std::uint64_t seed, std::uint64_t index);
 
 // ---- Studies: one run loops over (algorithm x distortion x n x seed) with oneTBB
 

@@ -14,7 +14,6 @@
 #include <tuple>
 
 #include "methods.hpp"
-#include "stats.hpp"
 
 namespace moead {
 
@@ -40,13 +39,6 @@ Algorithm parse_study_algorithm(const std::string& label, Settings& s) {
 }
 
 namespace {
-
-// A stable hash of a cell's name (std::hash may differ between standard libraries).
-std::uint64_t fnv1a(const std::string& text) {
-  std::uint64_t h = 0xcbf29ce484222325ULL;
-  for (unsigned char c : text) h = (h ^ c) * 0x100000001b3ULL;
-  return h;
-}
 
 struct Job {
   std::string algorithm, distortion;
@@ -77,8 +69,9 @@ void run_jobs(nexp::RunContext& ctx, const OperatorOptions& operators, std::int6
     static_cast<OperatorOptions&>(s) = operators;
     const Algorithm a = parse_study_algorithm(job.algorithm, s);
     s.budget = budget > 0 ? budget : default_budget(job.n);
-    const std::uint64_t cell = fnv1a(fmt::format("{}/{}/{}/{}", job.algorithm, job.distortion, job.n, job.seed_index));
-    job.result = run_algorithm(a, *problems.at({job.distortion, job.n}), s, derive_seed(ctx.seed(), cell));
+    const auto cell = fmt::format("cell:{}/{}/{}", job.algorithm, job.distortion, job.n);
+    job.result = run_algorithm(a, *problems.at({job.distortion, job.n}), s,
+                               ctx.stream(cell, static_cast<std::uint64_t>(job.seed_index))());
     bar.advance();
   });
 }
@@ -267,14 +260,15 @@ void run_runtime_scaling(nexp::RunContext& ctx) {
         samples.push_back(t);
         means.push_back(fmt::format("{:.3g}", mean(t)));
       }
-      const auto fit = bootstrap_loglog_slope(xs, samples, resamples, derive_seed(ctx.seed(), xs.size()));
+      auto rng = ctx.stream("slope:" + a + "/" + d);
+      const auto fit = nexp::stats::loglog_slope_of_means(xs, samples, rng, 0.95, resamples);
       const double nl = xs.back();
-      slopes_csv.row(a, d, fit.slope, fit.lo, fit.hi, all, o.ns.back(), mean(samples.back()) / (nl * nl * nl));
+      slopes_csv.row(a, d, fit.estimate, fit.low, fit.high, all, o.ns.back(), mean(samples.back()) / (nl * nl * nl));
       md << fmt::format("| {} | {} | {} | {:.2f} [{:.2f}, {:.2f}] | {} |\n", a, a == "gsemo" ? "any (invariant)" : d,
-                        fmt::join(means, " / "), fit.slope, fit.lo, fit.hi, all ? "yes" : "no");
-      if (a == "gsemo") gsemo_slope = fit.slope;
-      if (a == "self_adjusting") sa_max = std::max(sa_max, fit.slope), sa_max_hi = std::max(sa_max_hi, fit.hi);
-      ctx.log().info("{} / {}: slope {:.2f} [{:.2f}, {:.2f}]{}", a, d, fit.slope, fit.lo, fit.hi,
+                        fmt::join(means, " / "), fit.estimate, fit.low, fit.high, all ? "yes" : "no");
+      if (a == "gsemo") gsemo_slope = fit.estimate;
+      if (a == "self_adjusting") sa_max = std::max(sa_max, fit.estimate), sa_max_hi = std::max(sa_max_hi, fit.high);
+      ctx.log().info("{} / {}: slope {:.2f} [{:.2f}, {:.2f}]{}", a, d, fit.estimate, fit.low, fit.high,
                      all ? "" : " (some runs did not cover the front)");
     }
   ctx.summary("gsemo_slope", std::isfinite(gsemo_slope) ? gsemo_slope : -1.0);

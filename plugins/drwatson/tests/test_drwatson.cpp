@@ -347,11 +347,12 @@ TEST(DecisionLayer, ConfidentPosteriorPullsTheRightNodeWithTheMinimalFix) {
 
 TEST(Statistics, PairedReductionOfIdenticalPoliciesIsZeroWithATightInterval) {
   std::vector<double> a = {10, 12, 9, 11, 13}, b = {5, 6, 4.5, 5.5, 6.5};
-  const auto same = paired_reduction(a, a, 1);
+  nexp::Random rng(1);
+  const auto same = paired_reduction(a, a, rng);
   EXPECT_DOUBLE_EQ(same.estimate, 0);
   EXPECT_DOUBLE_EQ(same.low, 0);
   EXPECT_DOUBLE_EQ(same.high, 0);
-  const auto half = paired_reduction(a, b, 1);
+  const auto half = paired_reduction(a, b, rng);
   EXPECT_DOUBLE_EQ(half.estimate, 0.5);
   EXPECT_NEAR(half.low, 0.5, 1e-12);  // b = a / 2 exactly: every resample gives 0.5
 }

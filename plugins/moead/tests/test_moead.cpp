@@ -16,7 +16,6 @@
 #include "decomposition.hpp"
 #include "front.hpp"
 #include "problem.hpp"
-#include "stats.hpp"
 
 using namespace moead;
 
@@ -556,9 +555,10 @@ TEST(Stats, LogLogSlopeOfAnExactPowerLawAndItsBootstrapInterval) {
     for (int i = 0; i < 20; ++i) s.push_back(v * v * v * (0.8 + 0.4 * rng.uniform()));
     samples.push_back(s);
   }
-  const auto ci = bootstrap_loglog_slope(x, samples, 500, 2);
-  EXPECT_LT(ci.lo, ci.slope);
-  EXPECT_GT(ci.hi, ci.slope);
-  EXPECT_NEAR(ci.slope, 3.0, 0.1);
-  EXPECT_LT(ci.hi - ci.lo, 0.2);
+  nexp::Random resampler(2);
+  const auto ci = nexp::stats::loglog_slope_of_means(x, samples, resampler, 0.95, 500);
+  EXPECT_LT(ci.low, ci.estimate);
+  EXPECT_GT(ci.high, ci.estimate);
+  EXPECT_NEAR(ci.estimate, 3.0, 0.1);
+  EXPECT_LT(ci.high - ci.low, 0.2);
 }

@@ -32,8 +32,6 @@ struct NEXP_API LlmConfig {
   YAML::Node to_yaml() const;
 };
 
-// The schema of one endpoint (also what `nexp llm` prints for help).
-NEXP_API const Schema& llm_endpoint_schema();
 // Validates `node` (the `llm:` value; undefined or null: no section). ConfigError names the key,
 // file and line, what was expected and what was found.
 NEXP_API LlmConfig parse_llm_config(const YAML::Node& node, const std::filesystem::path& source);

@@ -63,7 +63,5 @@ class NEXP_API Registry {
   std::vector<LoadFailure> failures_;
 };
 
-// Core's own components: the shared data sets, prediction metrics, and the cpu and cuda backends.
-NEXP_API void register_core_components(Registrar& registrar);
 
 }  // namespace nexp

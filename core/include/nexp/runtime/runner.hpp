@@ -62,7 +62,5 @@ NEXP_API RunResult run_experiment(const Experiment& experiment, const RunOptions
 NEXP_API RunResult resume_run(const std::filesystem::path& folder, const RunOptions& options,
                               Registry& registry);
 
-// A new run id: <yyyymmdd-HHMMSS>-<first 8 hex of the config hash>-<4 random hex>.
-NEXP_API std::string new_run_id(const std::string& config_hash);
 
 }  // namespace nexp
