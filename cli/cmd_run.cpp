@@ -29,18 +29,7 @@ Experiment load(const RunArgs& args, App& app) {
   return load_experiment(args.config, overrides, app.with_plugins_for(args.config, args.overrides));
 }
 
-// `~sweep` or `sweep=null` among the overrides runs a config that has a `sweep:` block as one plain run.
-bool drops_sweep_block(const std::vector<std::string>& overrides) {
-  for (const auto& text : overrides) {
-    const Override o = parse_override(text);
-    if (o.key == "sweep" && (o.kind == Override::Kind::Remove || o.value == "null")) return true;
-  }
-  return false;
-}
-
-bool has_sweep_block(const RunArgs& args) {
-  return config_has_sweep(args.config) && !drops_sweep_block(args.overrides);
-}
+bool has_sweep_block(const RunArgs& args) { return config_has_sweep(args.config, args.overrides); }
 
 void print_result(const RunResult& r, const std::vector<std::string>& selected) {
   std::vector<std::vector<std::string>> rows;

@@ -350,7 +350,7 @@ std::vector<RowOutcome> reproduce(const std::vector<ResultsFile>& files, const R
       t.key = key;
       t.label = files[f].plugin + "/" + row.id;
       t.command = &row.command;
-      t.sweep = !row.command.sweep.empty() || config_has_sweep(row.command.config);
+      t.sweep = !row.command.sweep.empty() || config_has_sweep(row.command.config, row.command.overrides);
       t.out_log = options.runs_dir / "reproduce" / "logs" / (files[f].plugin + "-" + row.id + ".out");
       t.err_log = options.runs_dir / "reproduce" / "logs" / (files[f].plugin + "-" + row.id + ".err");
       try {

@@ -71,9 +71,18 @@ fs::path existing_trial_folder(const fs::path& folder, const std::string& hash) 
 
 }  // namespace
 
-bool config_has_sweep(const fs::path& config) {
-  YAML::Node root = read_yaml_file(config);
-  const YAML::Node s = root["sweep"];
+bool config_has_sweep(const fs::path& config, const std::vector<std::string>& overrides) {
+  const YAML::Node root = read_yaml_file(config);
+  YAML::Node s = root["sweep"];
+  for (const auto& text : overrides) {  // `~sweep`, `sweep=null` (or `~`) drop the block; `sweep=...` sets it
+    const Override o = parse_override(text);
+    if (o.key != "sweep") continue;
+    try {
+      s = o.has_value ? YAML::Load(o.value) : YAML::Node(YAML::NodeType::Null);
+    } catch (const YAML::Exception&) {
+      s = YAML::Node(o.value);  // not YAML: resolution reports it; here it only counts as a block
+    }
+  }
   return s.IsDefined() && !s.IsNull() && !(s.IsMap() && s.size() == 0);
 }
 

@@ -63,6 +63,20 @@ TEST(SweepPlan, AxisErrorsNameTheLineOfTheSweepBlock) {
   }
 }
 
+TEST(SweepPlan, TheSweepBlockCountsAfterTheOverridesThatNameIt) {
+  TempDir dir;
+  auto cfg = dir.write("s.yaml", "method: scaffold_check.fit\nsweep:\n  params:\n    seed: [1, 2]\n");
+  auto plain = dir.write("p.yaml", "method: scaffold_check.fit\nsweep: {}\n");
+  EXPECT_TRUE(config_has_sweep(cfg));
+  EXPECT_TRUE(config_has_sweep(cfg, {"seed=3", "params.lr=0.1"}));
+  EXPECT_FALSE(config_has_sweep(cfg, {"~sweep"}));
+  EXPECT_FALSE(config_has_sweep(cfg, {"sweep=null"}));
+  EXPECT_FALSE(config_has_sweep(cfg, {"sweep=~"}));
+  EXPECT_FALSE(config_has_sweep(plain));
+  EXPECT_TRUE(config_has_sweep(plain, {"sweep={params: {seed: [1, 2]}}"}));
+  EXPECT_FALSE(config_has_sweep(cfg, {"~sweep", "sweep={}"}));
+}
+
 TEST(SweepPlan, AThreadsAxisIsSweptNotDropped) {
   TempDir dir;
   auto cfg = dir.write("s.yaml", "method: scaffold_check.fit\ndataset: scaffold_check.linear\n");

@@ -75,8 +75,9 @@ NEXP_API SweepPlan plan_sweep(const std::filesystem::path& config, const std::ve
                               const std::vector<std::string>& axes_text, const Registry& registry,
                               std::optional<int> samples = std::nullopt);
 
-// Whether the config file has a non-empty `sweep:` block.
-NEXP_API bool config_has_sweep(const std::filesystem::path& config);
+// Whether the config file has a non-empty `sweep:` block once the overrides that name `sweep` are applied
+// (`~sweep` or `sweep=null` run a sweep config as one plain run).
+NEXP_API bool config_has_sweep(const std::filesystem::path& config, const std::vector<std::string>& overrides = {});
 
 // Creates the folder and writes sweep.yaml. When sweep.yaml exists with another definition, throws
 // ConfigError showing the difference unless `force`.
