@@ -160,7 +160,8 @@ AnswerId SimChannel::generate(int model, double temperature) {
 
 double SimChannel::judge(AnswerId answer) {
   charge(config_.judge_price / config_.unit_price);
-  return std::clamp(quality(answer) + config_.judge_noise * rng_.normal(), 0.0, 1.0);
+  const double bias = answer == 1 ? config_.judge_attractor : 0.0;
+  return std::clamp(quality(answer) + bias + config_.judge_noise * rng_.normal(), 0.0, 1.0);
 }
 
 bool SimChannel::verify(AnswerId answer) {

@@ -11,7 +11,7 @@
 //     z_0 = a_m - b_m d_t,   z_1 = g_m s_t,   z_k = o_tk (k >= 2)
 // where s_t is the task's attractor strength and o_tk fixed per task: both are shared by all models,
 // so their errors are correlated. It samples y ~ softmax(z / T); T = 0 is greedy (argmax).
-// Judge: score = clip(q + N(0, tau^2), 0, 1). Verifier: accepts with probability FPR + (TPR - FPR) q.
+// Judge: score = clip(q + beta [y = y_1] + N(0, tau^2), 0, 1), beta its bias towards the attractor. Verifier: accepts with probability FPR + (TPR - FPR) q.
 // Critic round (break rate a, fix rate b): a right answer is broken (redrawn among the wrong ones)
 // with probability a, a wrong one fixed with probability b, so the accuracy map is
 //     c' = b + (1 - a - b) c      (theory.hpp, refinement_accuracy)
@@ -69,6 +69,7 @@ struct ChannelConfig {
   double temperature = 1;
   std::vector<ModelSpec> models;  // cheapest first
   double judge_noise = 0.2;       // tau
+  double judge_attractor = 0.3;   // the judge's bias towards the attractor (it is plausible to judges too)
   double judge_price = 1;
   double verifier_tpr = 0.9, verifier_fpr = 0.2;
   double verifier_price = 1;
@@ -79,6 +80,8 @@ struct ChannelConfig {
     o.add("temperature", &ChannelConfig::temperature, "sampling temperature T; 0: greedy").range(0, 5);
     o.add("models", &ChannelConfig::models, "generators, cheapest first").required();
     o.add("judge_noise", &ChannelConfig::judge_noise, "tau: sd of the judge's score noise").min(0);
+    o.add("judge_attractor", &ChannelConfig::judge_attractor,
+          "added to the attractor's judge score: the judge's errors correlate with the generators'");
     o.add("judge_price", &ChannelConfig::judge_price, "raw price of one judge call").min(0);
     o.add("verifier_tpr", &ChannelConfig::verifier_tpr, "verifier's acceptance rate of a right answer").range(0, 1);
     o.add("verifier_fpr", &ChannelConfig::verifier_fpr, "verifier's acceptance rate of a wrong answer").range(0, 1);
