@@ -107,6 +107,39 @@ std::size_t best_arm(const ArmTable& t, const std::vector<std::size_t>& tasks, d
 
 }  // namespace
 
+namespace {
+
+// Two analyses that read the simulator's truth (never available to an arm): the quality a critic
+// adds after four rounds, and what 15-vote plurality adds over one sample on tasks where the model's
+// most likely answer is right ("easy") or wrong ("hard": the attractor or another).
+struct ArmsAnalysis {
+  double critic_gain = 0, vote_gain_easy = 0, vote_gain_hard = 0, single_accuracy = 0;
+  int easy = 0, hard = 0;
+};
+
+ArmsAnalysis analyse(const ChannelConfig& config, const std::vector<Task>& tasks, const ArmTable& t,
+                     const std::vector<Arm>& arms) {
+  ArmsAnalysis a;
+  const int models = static_cast<int>(config.models.size());
+  for (int m = 0; m < models; ++m) {
+    const auto single = static_cast<std::size_t>(find_arm(arms, fmt::format("single/m{}", m)));
+    const auto critic = static_cast<std::size_t>(find_arm(arms, fmt::format("critic/m{}/r4", m)));
+    const auto votes = static_cast<std::size_t>(find_arm(arms, fmt::format("plurality/m{}/n15", m)));
+    for (std::size_t j = 0; j < tasks.size(); ++j) {
+      a.critic_gain += (t.q(j, critic) - t.q(j, single)) / (models * tasks.size());
+      a.single_accuracy += t.q(j, single) / (models * tasks.size());
+      const auto p = SimChannel(config, tasks[j], nexp::Random(0)).distribution(m, config.temperature);
+      const bool easy = std::max_element(p.begin(), p.end()) == p.begin();
+      (easy ? a.vote_gain_easy : a.vote_gain_hard) += t.q(j, votes) - t.q(j, single);
+      ++(easy ? a.easy : a.hard);
+    }
+  }
+  a.vote_gain_easy /= std::max(a.easy, 1), a.vote_gain_hard /= std::max(a.hard, 1);
+  return a;
+}
+
+}  // namespace
+
 void run_arms(nexp::RunContext& ctx) {
   const auto o = ctx.options<ArmsOptions>();
   auto& data = ctx.dataset_as<SimDataset>();
@@ -125,6 +158,8 @@ void run_arms(nexp::RunContext& ctx) {
   std::vector<std::size_t> all(data.tasks.size());
   std::iota(all.begin(), all.end(), 0);
   int cells = 0;
+  double help = 0, hurt = 0, easy = 0, hard = 0;
+  int helping = 0, hurting = 0;
   for (std::size_t ci = 0; ci < data.configs.size(); ++ci) {
     const auto& config = data.configs[ci];
     const auto t = arm_table(config, ci, data.tasks, arms, o.repeats, ctx, "arms").table;
@@ -134,6 +169,15 @@ void run_arms(nexp::RunContext& ctx) {
       ++task_wins[w], ++wins[arms[w].name], ++cells;
       win_csv.row(config.name, j, kind_name(data.tasks[j].kind), data.tasks[j].difficulty, arms[w].name, t.q(j, w), t.c(j, w));
     }
+    const auto a = analyse(config, data.tasks, t, arms);
+    // The boundary of (T2): the critic helps where its fixed point c* exceeds the accuracy it starts from.
+    const bool contractive = config.critic.fixed_point() > a.single_accuracy;
+    (contractive ? help : hurt) += a.critic_gain;
+    ++(contractive ? helping : hurting);
+    easy += a.vote_gain_easy / data.configs.size(), hard += a.vote_gain_hard / data.configs.size();
+    ctx.log().info("{}: critic c* {:.2f} vs single-shot accuracy {:.2f}: 4 rounds change quality by {:+.3f}; 15 votes "
+                   "{:+.3f} on easy ({}), {:+.3f} on hard ({}) task-models", config.name, config.critic.fixed_point(),
+                   a.single_accuracy, a.critic_gain, a.vote_gain_easy, a.easy, a.vote_gain_hard, a.hard);
     const std::size_t best = best_arm(t, all, o.lam);
     config_winners.insert(arms[best].name);
     for (std::size_t a = 0; a < arms.size(); ++a) {
@@ -148,6 +192,10 @@ void run_arms(nexp::RunContext& ctx) {
   ctx.summary("distinct_winning_arms", static_cast<double>(config_winners.size()));
   ctx.summary("distinct_task_winners", static_cast<double>(wins.size()));
   ctx.summary("max_arm_win_share", static_cast<double>(top) / cells);
+  ctx.summary("critic_gain_contractive", helping ? help / helping : NAN);
+  ctx.summary("critic_gain_weak", hurting ? hurt / hurting : NAN);
+  ctx.summary("vote_gain_easy", easy);
+  ctx.summary("vote_gain_hard", hard);
 }
 
 // ---------------------------------------------------------------- llm_channel.router
@@ -263,10 +311,14 @@ void run_router(nexp::RunContext& ctx) {
     const auto ci = nexp::stats::bootstrap(
         n, [&, m = member](const std::vector<std::size_t>& idx) { return measures_on(outcomes, arms.size(), idx, single, o.tolerance_se).*m; },
         rng, 0.95, o.resamples);
-    ctx.summary_interval(name, ci);
-    if (ci.resamples < o.resamples)
-      ctx.log().warn("{}: {} of {} resamples had no value (the router never matched the strongest arm's quality)",
-                     name, o.resamples - ci.resamples, o.resamples);
+    if (std::isnan(ci.estimate)) {
+      // On the whole test set the router never reaches the strongest arm's quality: no interval either.
+      ctx.summary_interval(name, nexp::stats::Interval{});
+    } else {
+      ctx.summary_interval(name, ci);
+    }
+    if (member == &FrontierMeasures::cost_cut_at_matched_quality)
+      ctx.summary("matched_quality_share", static_cast<double>(ci.resamples) / o.resamples);
   }
   const auto& s = arms[whole.strongest_arm];
   ctx.summary("strongest_arm_quality", nexp::stats::mean(outcomes.quality[whole.strongest_arm]));
@@ -303,6 +355,52 @@ void refinement_rows(nexp::CsvWriter& out, const char* critic, double a, double 
 
 }  // namespace
 
+namespace {
+
+// MSE of both estimators over a grid of tau around tau*, and the Monte Carlo crossing: the zero of a
+// line through the differences at 0.8 .. 1.2 tau*.
+double averaging_sweep(const std::vector<double>& p, const TheoryOptions& o, nexp::RunContext& ctx) {
+  using C = nexp::CsvColumn;
+  nexp::CsvWriter out(ctx.artifacts_dir() / "averaging.csv",
+                      {C::real("tau"), C::real("mse_uniform"), C::real("mse_weighted"), C::real("difference_se"),
+                       C::real("mse_uniform_first_order"), C::real("mse_weighted_first_order")});
+  const double star = tau_star(p);
+  std::vector<double> taus, diffs;
+  int i = 0;
+  for (double f : {0.25, 0.5, 0.8, 0.9, 1.0, 1.1, 1.2, 1.5, 2.0}) {
+    nexp::Random rng = ctx.stream("sweep", static_cast<std::uint64_t>(i++));
+    const auto mc = averaging_mse_monte_carlo(p, f * star, o.replicas, rng);
+    out.row(f * star, mc.uniform, mc.weighted, mc.difference_se, mse_uniform_first_order(p),
+            mse_weighted_first_order(p, f * star));
+    if (f >= 0.8 && f <= 1.2) taus.push_back(f * star), diffs.push_back(mc.weighted - mc.uniform);
+  }
+  const auto fit = nexp::stats::fit_line(taus, diffs);
+  return -fit.intercept / fit.slope;
+}
+
+// Chen et al.'s easy/hard mix: exact plurality accuracy against the number of votes.
+void vote_curve(nexp::RunContext& ctx) {
+  using C = nexp::CsvColumn;
+  nexp::CsvWriter out(ctx.artifacts_dir() / "votes.csv",
+                      {C::integer("n"), C::real("easy"), C::real("hard"), C::real("mix")});
+  const std::vector<double> easy = {0.85, 0.1, 0.05}, hard = {0.38, 0.47, 0.15};
+  double best = -1, first = 0, last = 0;
+  int best_n = 1;
+  for (int n = 1; n <= 41; n += 2) {
+    const double e = plurality_accuracy_exact(easy, n), h = plurality_accuracy_exact(hard, n), mix = (e + h) / 2;
+    out.row(n, e, h, mix);
+    if (n == 1) first = mix;
+    if (mix > best) best = mix, best_n = n;
+    last = mix;
+  }
+  ctx.summary("vote_accuracy_n1", first);
+  ctx.summary("vote_accuracy_peak", best);
+  ctx.summary("vote_peak_n", best_n);
+  ctx.summary("vote_accuracy_n41", last);
+}
+
+}  // namespace
+
 void run_theory(nexp::RunContext& ctx) {
   const auto o = ctx.options<TheoryOptions>();
   if (o.precision_max < o.precision_min)
@@ -320,6 +418,8 @@ void run_theory(nexp::RunContext& ctx) {
   ctx.summary("mse_uniform_first_order", mse_uniform_first_order(p));
   ctx.summary("mse_weighted_first_order", mse_weighted_first_order(p, tau));
   ctx.summary("weighting_wins", mc.weighted < mc.uniform ? 1 : 0);
+  if (o.sweep) ctx.summary("tau_star_monte_carlo", averaging_sweep(p, o, ctx));
+  vote_curve(ctx);
 
   using C = nexp::CsvColumn;
   nexp::CsvWriter out(ctx.artifacts_dir() / "refinement.csv",

@@ -86,7 +86,9 @@ struct TheoryOptions {
   double strong_break = 0.08, strong_fix = 0.30;
   int rounds = 4;
   int chains = 20000;
+  bool sweep = true;
   static void declare(nexp::Options<TheoryOptions>& o) {
+    o.add("sweep", &TheoryOptions::sweep, "also sweep tau over 0.25 .. 2 tau* (averaging.csv, tau_star_monte_carlo)");
     o.add("tau", &TheoryOptions::tau, "judge noise tau of the averaging check; < 0: tau*");
     o.add("precision_min", &TheoryOptions::precision_min, "branch precisions p_i evenly in [min, max]").min(1e-9);
     o.add("precision_max", &TheoryOptions::precision_max, "largest branch precision").min(1e-9);

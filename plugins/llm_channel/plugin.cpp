@@ -13,6 +13,11 @@ void register_metrics(nexp::Registrar& r) {
   r.metric("distinct_winning_arms", Direction::None, "distinct best fixed arms over the channel configurations");
   r.metric("distinct_task_winners", Direction::None, "distinct arms that win at least one (configuration, task)");
   r.metric("max_arm_win_share", Direction::None, "largest share of (configuration, task) pairs one arm wins");
+  r.metric("critic_gain_contractive", Direction::None,
+           "configurations whose critic's c* exceeds their single-shot accuracy: quality change of 4 critic rounds");
+  r.metric("critic_gain_weak", Direction::None, "the other configurations: quality change of 4 critic rounds");
+  r.metric("vote_gain_easy", Direction::None, "15-vote plurality minus single shot where the model's mode is right");
+  r.metric("vote_gain_hard", Direction::None, "the same where the model's mode is wrong");
   const std::pair<const char*, const char*> frontier[] = {
       {"cost_cut_at_matched_quality", "1 - router cost / strongest fixed arm's cost, at its quality"},
       {"quality_gain_at_matched_cost", "router quality / strongest fixed arm's quality - 1, at its cost"},
@@ -23,6 +28,8 @@ void register_metrics(nexp::Registrar& r) {
     r.metric(std::string(name) + "_ci_low", Direction::Maximize, std::string("95% paired bootstrap low of ") + name);
     r.metric(std::string(name) + "_ci_high", Direction::Maximize, std::string("95% paired bootstrap high of ") + name);
   }
+  r.metric("matched_quality_share", Direction::Maximize,
+           "share of bootstrap resamples in which some router point reaches the strongest arm's quality");
   r.metric("strongest_arm_quality", Direction::None, "mean quality of the strongest fixed arm");
   r.metric("strongest_arm_cost", Direction::None, "mean normalised cost of the strongest fixed arm");
   r.metric("tau_star", Direction::None, "sqrt(AM (AM - HM)): above it uniform averaging beats weighting");
@@ -32,6 +39,11 @@ void register_metrics(nexp::Registrar& r) {
   r.metric("mse_difference_se", Direction::None, "Monte Carlo standard error of mse_weighted - mse_uniform");
   r.metric("mse_uniform_first_order", Direction::None, "1 / (N HM)");
   r.metric("mse_weighted_first_order", Direction::None, "(AM + tau^2 / HM) / (N AM^2)");
+  r.metric("tau_star_monte_carlo", Direction::None, "tau where the Monte Carlo MSEs cross (a line through 0.8 .. 1.2 tau*)");
+  r.metric("vote_accuracy_n1", Direction::None, "easy/hard mix: exact plurality accuracy with one sample");
+  r.metric("vote_accuracy_peak", Direction::None, "easy/hard mix: the highest exact accuracy over n = 1, 3, .., 41");
+  r.metric("vote_peak_n", Direction::None, "easy/hard mix: the n of the highest accuracy");
+  r.metric("vote_accuracy_n41", Direction::None, "easy/hard mix: exact accuracy with 41 samples");
   r.metric("weighting_wins", Direction::None, "1 when the weighted MSE is below the uniform one");
   for (const char* critic : {"refine_weak", "refine_strong"}) {
     r.metric(std::string(critic) + "_fixed_point", Direction::None, "c* = b / (a + b)");
@@ -49,9 +61,10 @@ void register_components(nexp::Registrar& r) {
   r.method("llm_channel.arms", "every model x operator x budget arm on every task of every channel configuration",
            llm_channel::run_arms)
       .options<llm_channel::ArmsOptions>()
-      .produces({"distinct_winning_arms", "distinct_task_winners", "max_arm_win_share"})
+      .produces({"distinct_winning_arms", "distinct_task_winners", "max_arm_win_share", "critic_gain_contractive",
+                 "critic_gain_weak", "vote_gain_easy", "vote_gain_hard"})
       .accepts({"llm_channel.sim"});
-  std::vector<std::string> router_metrics = {"strongest_arm_quality", "strongest_arm_cost"};
+  std::vector<std::string> router_metrics = {"strongest_arm_quality", "strongest_arm_cost", "matched_quality_share"};
   for (const char* m : {"cost_cut_at_matched_quality", "quality_gain_at_matched_cost", "quality_gain_vs_single_shot",
                         "frontier_covered"})
     for (const char* suffix : {"", "_ci_low", "_ci_high"}) router_metrics.push_back(std::string(m) + suffix);
@@ -64,7 +77,8 @@ void register_components(nexp::Registrar& r) {
            llm_channel::run_theory)
       .options<llm_channel::TheoryOptions>()
       .produces({"tau_star", "tau", "mse_uniform", "mse_weighted", "mse_difference_se", "mse_uniform_first_order",
-                 "mse_weighted_first_order", "weighting_wins", "refine_weak_fixed_point", "refine_weak_gain",
+                 "mse_weighted_first_order", "weighting_wins", "tau_star_monte_carlo",
+                 "vote_accuracy_n1", "vote_accuracy_peak", "vote_peak_n", "vote_accuracy_n41", "refine_weak_fixed_point", "refine_weak_gain",
                  "refine_weak_gain_closed_form", "refine_strong_fixed_point", "refine_strong_gain",
                  "refine_strong_gain_closed_form"});
 }
