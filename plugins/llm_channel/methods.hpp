@@ -107,5 +107,6 @@ struct TheoryOptions {
 void run_arms(nexp::RunContext& ctx);
 void run_router(nexp::RunContext& ctx);
 void run_theory(nexp::RunContext& ctx);
+void run_probe(nexp::RunContext& ctx);
 
 }  // namespace llm_channel

@@ -1,9 +1,12 @@
 // llm_channel: LLM reliability techniques as channel-coding operators, and a cost-aware router.
 // Registers the plugin's components with nexp; the mathematics lives in the headers (README.md maps
 // the paper to them).
+#include <fmt/format.h>
+
 #include <nexp/nexp.hpp>
 
 #include "methods.hpp"
+#include "probe.hpp"
 
 namespace {
 
@@ -30,6 +33,11 @@ void register_metrics(nexp::Registrar& r) {
   }
   r.metric("matched_quality_share", Direction::Maximize,
            "share of bootstrap resamples in which some router point reaches the strongest arm's quality");
+  r.metric("probe_calls", Direction::None, "calls the probe made (its own count)");
+  r.metric("probe_tokens", Direction::None, "tokens the server reported for the probe's calls");
+  for (int t = 0; t < 8; ++t)
+    r.metric(fmt::format("entropy_t{}", t), Direction::None,
+             fmt::format("probe: mean answer entropy (nats) at the temperature params.temperatures[{}]", t));
   r.metric("strongest_arm_quality", Direction::None, "mean quality of the strongest fixed arm");
   r.metric("strongest_arm_cost", Direction::None, "mean normalised cost of the strongest fixed arm");
   r.metric("tau_star", Direction::None, "sqrt(AM (AM - HM)): above it uniform averaging beats weighting");
@@ -81,6 +89,12 @@ void register_components(nexp::Registrar& r) {
                  "vote_accuracy_n1", "vote_accuracy_peak", "vote_peak_n", "vote_accuracy_n41", "refine_weak_fixed_point", "refine_weak_gain",
                  "refine_weak_gain_closed_form", "refine_strong_fixed_point", "refine_strong_gain",
                  "refine_strong_gain_closed_form"});
+  std::vector<std::string> probe_metrics = {"probe_calls", "probe_tokens"};
+  for (int t = 0; t < 8; ++t) probe_metrics.push_back(fmt::format("entropy_t{}", t));
+  r.method("llm_channel.probe", "the channel and the operators on a real model through core's LLM client",
+           llm_channel::run_probe)
+      .options<llm_channel::ProbeOptions>()
+      .produces(probe_metrics);
 }
 
 }  // namespace
