@@ -305,7 +305,8 @@ void run_router(nexp::RunContext& ctx) {
       {"cost_cut_at_matched_quality", &FrontierMeasures::cost_cut_at_matched_quality},
       {"quality_gain_at_matched_cost", &FrontierMeasures::quality_gain_at_matched_cost},
       {"quality_gain_vs_single_shot", &FrontierMeasures::quality_gain_vs_single_shot},
-      {"frontier_covered", &FrontierMeasures::frontier_covered}};
+      {"frontier_covered", &FrontierMeasures::frontier_covered},
+      {"mean_gain_over_frontier", &FrontierMeasures::mean_gain_over_frontier}};
   for (const auto& [name, member] : names) {
     nexp::Random rng = ctx.stream("bootstrap");
     const auto ci = nexp::stats::bootstrap(

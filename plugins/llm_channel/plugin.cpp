@@ -25,7 +25,8 @@ void register_metrics(nexp::Registrar& r) {
       {"cost_cut_at_matched_quality", "1 - router cost / strongest fixed arm's cost, at its quality"},
       {"quality_gain_at_matched_cost", "router quality / strongest fixed arm's quality - 1, at its cost"},
       {"quality_gain_vs_single_shot", "router quality at that cost / best single-shot quality - 1"},
-      {"frontier_covered", "share of Pareto-optimal fixed arms the router weakly dominates (within tolerance)"}};
+      {"frontier_covered", "share of Pareto-optimal fixed arms the router weakly dominates (within tolerance)"},
+      {"mean_gain_over_frontier", "mean over lam of router quality / best fixed quality at no more cost - 1"}};
   for (const auto& [name, help] : frontier) {
     r.metric(name, Direction::Maximize, help);
     r.metric(std::string(name) + "_ci_low", Direction::Maximize, std::string("95% paired bootstrap low of ") + name);
@@ -74,7 +75,7 @@ void register_components(nexp::Registrar& r) {
       .accepts({"llm_channel.sim"});
   std::vector<std::string> router_metrics = {"strongest_arm_quality", "strongest_arm_cost", "matched_quality_share"};
   for (const char* m : {"cost_cut_at_matched_quality", "quality_gain_at_matched_cost", "quality_gain_vs_single_shot",
-                        "frontier_covered"})
+                        "frontier_covered", "mean_gain_over_frontier"})
     for (const char* suffix : {"", "_ci_low", "_ci_high"}) router_metrics.push_back(std::string(m) + suffix);
   r.method("llm_channel.router", "the cost-aware semantic-kNN router against every fixed arm, cross-validated",
            llm_channel::run_router)

@@ -91,6 +91,14 @@ FrontierMeasures frontier_measures(const std::vector<Point>& fixed, const std::v
   for (std::size_t t : front)
     if (best_quality_within(router, fixed[t].cost) >= fixed[t].quality - tolerance_se * fixed[t].quality_se) ++covered;
   m.frontier_covered = static_cast<double>(covered) / static_cast<double>(front.size());
+
+  double gains = 0;
+  int points = 0;
+  for (const auto& r : router) {
+    const double f = best_quality_within(fixed, r.cost);
+    if (std::isfinite(f) && f > 0) gains += r.quality / f - 1, ++points;
+  }
+  m.mean_gain_over_frontier = points ? gains / points : NAN;
   return m;
 }
 

@@ -16,7 +16,9 @@
 //     is at least Q_b* - tol (tol: `tolerance_se` standard errors of Q_b* over tasks); NaN if none;
 //   - quality_gain_at_matched_cost = R(C_b*) / Q_b* - 1, R(c) the best router quality at cost <= c;
 //   - quality_gain_vs_single_shot = R(C_b*) / Q_s - 1, Q_s the best single-shot arm's quality;
-//   - frontier_covered: the share of Pareto-optimal fixed arms t with R(C_t) >= Q_t - tol_t.
+//   - frontier_covered: the share of Pareto-optimal fixed arms t with R(C_t) >= Q_t - tol_t;
+//   - mean_gain_over_frontier: over the router's points (one per lam), the mean of Q_R / F(C_R) - 1,
+//     F(c) the best fixed quality at cost <= c (points cheaper than every fixed arm are left out).
 #include <cstddef>
 #include <vector>
 
@@ -56,6 +58,7 @@ struct Point {
 struct FrontierMeasures {
   double cost_cut_at_matched_quality = 0, quality_gain_at_matched_cost = 0, quality_gain_vs_single_shot = 0;
   double frontier_covered = 0;
+  double mean_gain_over_frontier = 0;
   std::size_t strongest_arm = 0;
 };
 

@@ -351,6 +351,8 @@ TEST(Router, FrontierMeasuresOfAHandMadeCase) {
   EXPECT_NEAR(m.quality_gain_at_matched_cost, 0.92 / 0.9 - 1, 1e-12);
   EXPECT_NEAR(m.quality_gain_vs_single_shot, 0.92 / 0.5 - 1, 1e-12);
   EXPECT_DOUBLE_EQ(m.frontier_covered, 1.0);
+  // (0.55, 0.8) is cheaper than every fixed arm; the others: 0.75 / 0.5, 0.9 / 0.7, 0.92 / 0.7.
+  EXPECT_NEAR(m.mean_gain_over_frontier, (0.75 / 0.5 + 0.9 / 0.7 + 0.92 / 0.7) / 3 - 1, 1e-12);
   const auto worse = frontier_measures(fixed, {{0.4, 0.5, 0}, {0.8, 10, 0}}, {0}, 1);
   EXPECT_TRUE(std::isnan(worse.cost_cut_at_matched_quality));
   EXPECT_NEAR(worse.frontier_covered, 0.0, 1e-12);  // (0.5, 1): 0.4; (0.7, 4): 0.4; (0.9, 20): 0.8
