@@ -6,7 +6,8 @@
 #include <string>
 #include <vector>
 
-#include <nexp/nexp.hpp>
+#include <nexp/dataset.hpp>
+#include <nexp/run_context.hpp>
 
 #include "operators.hpp"
 #include "sim.hpp"
@@ -110,3 +111,9 @@ void run_theory(nexp::RunContext& ctx);
 void run_probe(nexp::RunContext& ctx);
 
 }  // namespace llm_channel
+
+// Each options struct's binding is instantiated once, in plugin.cpp.
+extern template llm_channel::SimOptions nexp::bind<llm_channel::SimOptions>(const nexp::Params&);
+extern template llm_channel::ArmsOptions nexp::bind<llm_channel::ArmsOptions>(const nexp::Params&);
+extern template llm_channel::RouterOptions nexp::bind<llm_channel::RouterOptions>(const nexp::Params&);
+extern template llm_channel::TheoryOptions nexp::bind<llm_channel::TheoryOptions>(const nexp::Params&);

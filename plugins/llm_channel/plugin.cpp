@@ -8,6 +8,13 @@
 #include "methods.hpp"
 #include "probe.hpp"
 
+// The one instantiation of each options struct's binding (methods.hpp and probe.hpp declare them extern).
+template llm_channel::SimOptions nexp::bind<llm_channel::SimOptions>(const nexp::Params&);
+template llm_channel::ArmsOptions nexp::bind<llm_channel::ArmsOptions>(const nexp::Params&);
+template llm_channel::RouterOptions nexp::bind<llm_channel::RouterOptions>(const nexp::Params&);
+template llm_channel::TheoryOptions nexp::bind<llm_channel::TheoryOptions>(const nexp::Params&);
+template llm_channel::ProbeOptions nexp::bind<llm_channel::ProbeOptions>(const nexp::Params&);
+
 namespace {
 
 using nexp::Direction;

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <map>
 
-#include <nexp/nexp.hpp>
+#include <nexp/run_context.hpp>
 #include <nexp/table.hpp>
 
 #include "methods.hpp"

@@ -80,3 +80,5 @@ struct ProbeOptions {
 void check_probe_options(const ProbeOptions& o);
 
 }  // namespace llm_channel
+
+extern template llm_channel::ProbeOptions nexp::bind<llm_channel::ProbeOptions>(const nexp::Params&);
