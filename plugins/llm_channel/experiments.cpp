@@ -275,14 +275,14 @@ void write_frontier(const std::filesystem::path& file, const PolicyOutcomes& p, 
 }  // namespace
 
 void run_router(nexp::RunContext& ctx) {
-  const auto o = ctx.options<RouterOptions>();
+  auto o = ctx.options<RouterOptions>();
+  if (o.lams.empty()) o.lams = default_lams();
   auto& data = ctx.dataset_as<SimDataset>();
   if (data.configs.size() != 1)
     throw nexp::ConfigError(fmt::format(
         "llm_channel.router routes within one channel configuration, but dataset.config is `all` ({} "
         "configurations). Set dataset.config to one of them, e.g. dataset.config={}.",
         data.configs.size(), data.configs.front().name));
-  if (o.lams.empty()) throw nexp::ConfigError("llm_channel.router: params.lams is empty; give at least one lam >= 0");
   const auto& config = data.configs.front();
   const auto arms = standard_arms(static_cast<int>(config.models.size()));
   const Tables train = arm_table(config, 0, data.tasks, arms, o.table_repeats, ctx, "table");

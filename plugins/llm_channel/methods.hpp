@@ -49,6 +49,7 @@ struct ArmsOptions {
   }
 };
 
+// 0, then 41 log-spaced values from 0.001 to 50.
 std::vector<double> default_lams();
 
 struct RouterOptions {
@@ -57,7 +58,7 @@ struct RouterOptions {
   int folds = 5;
   int table_repeats = 4;  // draws per (task, arm) in the training table
   int test_repeats = 4;   // independent draws per (task, arm) for evaluation
-  std::vector<double> lams = default_lams();
+  std::vector<double> lams;  // empty: default_lams()
   double tolerance_se = 1;
   int resamples = 2000;
   static void declare(nexp::Options<RouterOptions>& o) {
@@ -69,7 +70,8 @@ struct RouterOptions {
         .range(1, 1000);
     o.add("test_repeats", &RouterOptions::test_repeats, "independent draws per (task, arm) for evaluation")
         .range(1, 1000);
-    o.add("lams", &RouterOptions::lams, "the Lagrangian knob: argmax Qhat - lam Chat, one router point each").min(0);
+    o.add("lams", &RouterOptions::lams, "the Lagrangian knob: argmax Qhat - lam Chat, one router point each; empty: 0 and 41 "
+                                         "log-spaced values from 0.001 to 50").min(0);
     o.add("tolerance_se", &RouterOptions::tolerance_se,
           "matched quality and frontier cover: within this many standard errors (over tasks)")
         .min(0);
