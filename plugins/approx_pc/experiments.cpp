@@ -6,6 +6,7 @@
 #include <nexp/torch.hpp>
 #include <torch/serialize.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -85,6 +86,8 @@ void CompareOptions::declare(nexp::Options<CompareOptions>& o) {
   o.add("pretrain_steps", &CompareOptions::pretrain_steps, "backprop steps before the comparison").range(0, 10000000);
   o.add("pretrain_lr", &CompareOptions::pretrain_lr, "learning rate of those steps").range(0, 100);
   o.add("subgoals_grid", &CompareOptions::subgoals_grid, "K of the Approx PC rows of deviation.csv").range(1, 100000);
+  o.add("nudge_grid", &CompareOptions::nudge_grid, "nudges of the rows of deviation.csv (empty: params.nudge)")
+      .range(1e-12, 1);
   o.add("reference_steps", &CompareOptions::reference_steps, "PC reference: descent steps before Newton's").range(1, 100000000);
   o.add("reference_newton", &CompareOptions::reference_newton, "PC reference: most Newton steps").range(0, 100000);
   o.add("reference_tol", &CompareOptions::reference_tol, "PC reference: relative gradient norm to stop at").min(0);
@@ -269,6 +272,29 @@ Mlp pretrained_net(nexp::RunContext& ctx, const CompareOptions& o, const Data& d
 
 }  // namespace
 
+namespace {
+
+// PC's converged equilibrium at one nudge: the reference every rule is measured against.
+struct Reference {
+  at::Tensor y_star;
+  Settled settled;
+  Updates update, bp;
+};
+
+Reference reference(const CompareOptions& o, const Mlp& net, const std::vector<at::Tensor>& ff, const at::Tensor& onehot) {
+  Reference r;
+  PcSettings rs = o.pc();
+  rs.max_steps = o.reference_steps, rs.tol = o.reference_tol, rs.step = o.reference_step;
+  r.y_star = ff.back() + o.nudge * (onehot - ff.back());
+  r.settled = pc_equilibrium(net, ff, r.y_star, rs, o.reference_newton);
+  r.update = net.local_update(r.settled.v, r.settled.e);
+  scale_update(r.update, 1.0 / (o.nudge * (o.clamp ? 1.0 : o.beta)));
+  r.bp = net.backprop(ff, onehot);
+  return r;
+}
+
+}  // namespace
+
 void run_compare(nexp::RunContext& ctx) {
   const auto o = ctx.options<CompareOptions>();
   o.check();
@@ -280,55 +306,55 @@ void run_compare(nexp::RunContext& ctx) {
   const at::Tensor x = data.x.slice(0, 0, o.batch), onehot = one_hot(data.y.slice(0, 0, o.batch), data.classes, at::kDouble);
   const std::vector<at::Tensor> ff = net.forward(x);
 
-  // The reference: PC's inference run to convergence.
-  PcSettings rs = o.pc();
-  rs.max_steps = o.reference_steps, rs.tol = o.reference_tol, rs.step = o.reference_step;
-  const at::Tensor y_star = ff.back() + o.nudge * (onehot - ff.back());
-  const Settled ref = pc_equilibrium(net, ff, y_star, rs, o.reference_newton);
-  Updates ref_update = net.local_update(ref.v, ref.e);
-  scale_update(ref_update, 1.0 / (o.nudge * (o.clamp ? 1.0 : o.beta)));
-  const Updates bp = net.backprop(ff, onehot);
-  ctx.log().info("PC reference: {} descent steps then Newton's, residual {:.3g}{}", o.reference_steps, ref.residual,
-                 ref.converged ? "" : " (not converged: raise params.reference_newton)");
-  ctx.summary("reference_residual", ref.residual);
-  ctx.summary("reference_steps", ref.iterations);  // Newton steps after the descent
-
   using C = nexp::CsvColumn;
   nexp::CsvWriter csv(ctx.artifacts_dir() / "deviation.csv",
                       {C::text("rule"), C::integer("subgoals"), C::integer("depth"), C::text("activation"),
                        C::real("gain"), C::real("nudge"), C::integer("seed"), C::real("state_rel_err"),
                        C::real("update_rel_err"), C::real("update_cos_pc"), C::real("update_cos_bp"),
                        C::real("layer_passes"), C::real("passes_to_target"), C::integer("iterations"),
-                       C::real("residual"), C::boolean("converged")});
+                       C::real("residual"), C::boolean("converged"), C::real("reference_residual")});
   const char* act = o.activation == Activation::Linear ? "linear" : "tanh";
-  auto row = [&](Rule rule, int k, const Measured& m) {
-    csv.row(rule_name(rule), k, o.depth, act, o.gain, o.nudge, static_cast<std::int64_t>(ctx.seed()), m.state_rel_err,
-            m.update_rel_err, m.cos_pc, m.cos_bp, m.passes, m.passes_to_target, m.iterations, m.residual, m.converged);
-  };
   const double target = o.target_rel_err;
-  row(Rule::Bp, 0, measure(Rule::Bp, o, net, ff, onehot, ref, ref_update, bp, target));
-  const Measured pc = measure(Rule::Pc, o, net, ff, onehot, ref, ref_update, bp, target);
-  row(Rule::Pc, 0, pc);
-  row(Rule::Dfc, 1, measure(Rule::Dfc, o, net, ff, onehot, ref, ref_update, bp, target));
-  for (std::int64_t k : o.subgoals_grid) {
-    RuleOptions ko = o;
-    ko.subgoals = static_cast<int>(k);
-    row(Rule::ApproxPc, static_cast<int>(k), measure(Rule::ApproxPc, ko, net, ff, onehot, ref, ref_update, bp, target));
-  }
+  std::vector<double> nudges = o.nudge_grid;
+  if (std::find(nudges.begin(), nudges.end(), o.nudge) == nudges.end()) nudges.push_back(o.nudge);
+  for (double nudge : nudges) {
+    CompareOptions at_nudge = o;
+    at_nudge.nudge = nudge;
+    const Reference ref = reference(at_nudge, net, ff, onehot);
+    if (!ref.settled.converged)
+      ctx.log().warn("nudge {}: PC reference not converged (residual {:.3g}); raise params.reference_newton", nudge,
+                     ref.settled.residual);
+    auto run = [&](Rule rule, int k) {
+      RuleOptions ko = at_nudge;
+      if (k > 0) ko.subgoals = k;
+      const Measured m = measure(rule, ko, net, ff, onehot, ref.settled, ref.update, ref.bp, target);
+      csv.row(rule_name(rule), k, o.depth, act, o.gain, nudge, static_cast<std::int64_t>(ctx.seed()), m.state_rel_err,
+              m.update_rel_err, m.cos_pc, m.cos_bp, m.passes, m.passes_to_target, m.iterations, m.residual,
+              m.converged, ref.settled.residual);
+      return m;
+    };
+    run(Rule::Bp, 0);
+    const Measured pc = run(Rule::Pc, 0);
+    run(Rule::Dfc, 1);
+    for (std::int64_t k : o.subgoals_grid) run(Rule::ApproxPc, static_cast<int>(k));
+    if (nudge != o.nudge) continue;
 
-  // The summary: the configured rule (and K).
-  const Measured m = o.rule == Rule::Pc ? pc : measure(o.rule, o, net, ff, onehot, ref, ref_update, bp, target);
-  if (o.rule != Rule::Bp) {
-    ctx.summary("state_rel_err", m.state_rel_err);
-    ctx.summary("update_rel_err", m.update_rel_err);
-    ctx.summary("passes_to_target", m.passes_to_target);
-    const bool both = m.passes_to_target > 0 && pc.passes_to_target > 0;
-    ctx.summary("pc_passes_to_target", pc.passes_to_target);
-    ctx.summary("speedup_vs_pc", both ? pc.passes_to_target / m.passes_to_target : -1);
+    // The summary: the configured rule (and K) at params.nudge.
+    ctx.summary("reference_residual", ref.settled.residual);
+    ctx.summary("reference_steps", ref.settled.iterations);  // Newton steps after the descent
+    const Measured m = o.rule == Rule::Pc ? pc : measure(o.rule, o, net, ff, onehot, ref.settled, ref.update, ref.bp, target);
+    if (o.rule != Rule::Bp) {
+      ctx.summary("state_rel_err", m.state_rel_err);
+      ctx.summary("update_rel_err", m.update_rel_err);
+      ctx.summary("passes_to_target", m.passes_to_target);
+      ctx.summary("pc_passes_to_target", pc.passes_to_target);
+      const bool both = m.passes_to_target > 0 && pc.passes_to_target > 0;
+      ctx.summary("speedup_vs_pc", both ? pc.passes_to_target / m.passes_to_target : -1);
+    }
+    ctx.summary("update_cos_pc", m.cos_pc);
+    ctx.summary("update_cos_bp", m.cos_bp);
+    ctx.summary("layer_passes", m.passes);
   }
-  ctx.summary("update_cos_pc", m.cos_pc);
-  ctx.summary("update_cos_bp", m.cos_bp);
-  ctx.summary("layer_passes", m.passes);
 }
 
 // ------------------------------------------------------------------ train

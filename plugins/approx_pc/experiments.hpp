@@ -57,6 +57,7 @@ struct CompareOptions : RuleOptions, NetOptions {
   int pretrain_steps = 0;    // BP steps (SGD, batch `batch`) before the comparison
   double pretrain_lr = 0.05;
   std::vector<std::int64_t> subgoals_grid = {1, 2, 4, 8, 16};  // Approx PC rows of deviation.csv
+  std::vector<double> nudge_grid;                              // nudges of deviation.csv (empty: nudge)
   int reference_steps = 2000;    // PC reference: descent steps (the warm-up) ...
   int reference_newton = 100;    // ... then at most this many Newton steps ...
   double reference_tol = 1e-12;  // ... until ||dF/dx|| <= tol ||dF/dx||_0
