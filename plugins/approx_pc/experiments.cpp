@@ -29,6 +29,10 @@ const char* rule_name(Rule r) {
 // ------------------------------------------------------------------ options
 
 void RuleOptions::declare(nexp::Options<RuleOptions>& o) {
+  o.add("activation", &RuleOptions::activation, "hidden nonlinearity f",
+        {{"linear", Activation::Linear}, {"tanh", Activation::Tanh}});
+  o.add("gain", &RuleOptions::gain, "f(a) = tanh(gain a)").range(1e-6, 100);
+  o.add("init_scale", &RuleOptions::init_scale, "W_l ~ N(0, init_scale^2 / n_{l-1})").range(0, 100);
   o.add("rule", &RuleOptions::rule, "learning rule",
         {{"bp", Rule::Bp}, {"pc", Rule::Pc}, {"dfc", Rule::Dfc}, {"approx_pc", Rule::ApproxPc}});
   o.add("nudge", &RuleOptions::nudge, "target y* = yhat + nudge (y - yhat), in (0, 1]").range(0, 1);
@@ -70,16 +74,8 @@ ControlSettings RuleOptions::control(Rule r) const {
   return s;
 }
 
-void NetOptions::declare(nexp::Options<NetOptions>& o) {
-  o.add("activation", &NetOptions::activation, "hidden nonlinearity f",
-        {{"linear", Activation::Linear}, {"tanh", Activation::Tanh}});
-  o.add("gain", &NetOptions::gain, "f(a) = tanh(gain a)").range(1e-6, 100);
-  o.add("init_scale", &NetOptions::init_scale, "W_l ~ N(0, init_scale^2 / n_{l-1})").range(0, 100);
-}
-
 void CompareOptions::declare(nexp::Options<CompareOptions>& o) {
   o.inherit<RuleOptions>();
-  o.inherit<NetOptions>();
   o.add("depth", &CompareOptions::depth, "hidden layers").range(1, 64);
   o.add("width", &CompareOptions::width, "units per hidden layer").range(1, 100000);
   o.add("batch", &CompareOptions::batch, "samples in the compared batch (the first of the training set)").range(1, 1000000);
@@ -97,7 +93,6 @@ void CompareOptions::declare(nexp::Options<CompareOptions>& o) {
 
 void TrainOptions::declare(nexp::Options<TrainOptions>& o) {
   o.inherit<RuleOptions>();
-  o.inherit<NetOptions>();
   o.add("hidden", &TrainOptions::hidden, "hidden layer widths").min(1);
   o.add("lr", &TrainOptions::lr, "SGD learning rate (on the batch-mean update)").range(0, 100);
   o.add("epochs", &TrainOptions::epochs, "passes over the training set").range(1, 100000);

@@ -19,8 +19,11 @@ namespace approx_pc {
 enum class Rule { Bp, Pc, Dfc, ApproxPc };
 const char* rule_name(Rule r);
 
-// How each rule infers: shared by compare and train.
+// The network's nonlinearity and how each rule infers: shared by compare and train.
 struct RuleOptions {
+  Activation activation = Activation::Tanh;
+  double gain = 1.0;         // f(a) = tanh(gain a)
+  double init_scale = 1.0;   // W_l ~ N(0, init_scale^2 / n_{l-1})
   Rule rule = Rule::ApproxPc;
   double nudge = 0.1;        // y* = yhat + nudge (y - yhat)
   bool clamp = true;         // PC: x_L = y*; control: alpha = 0
@@ -42,15 +45,7 @@ struct RuleOptions {
   ControlSettings control(Rule r) const;  // r = Dfc forces K = 1, R = 0
 };
 
-// The architecture: sizes come from the data set (inputs, classes) and the options.
-struct NetOptions {
-  Activation activation = Activation::Tanh;
-  double gain = 1.0;         // f(a) = tanh(gain a)
-  double init_scale = 1.0;   // W_l ~ N(0, init_scale^2 / n_{l-1})
-  static void declare(nexp::Options<NetOptions>& o);
-};
-
-struct CompareOptions : RuleOptions, NetOptions {
+struct CompareOptions : RuleOptions {
   int depth = 2;             // hidden layers
   std::int64_t width = 64;
   std::int64_t batch = 32;
@@ -66,7 +61,7 @@ struct CompareOptions : RuleOptions, NetOptions {
   static void declare(nexp::Options<CompareOptions>& o);
 };
 
-struct TrainOptions : RuleOptions, NetOptions {
+struct TrainOptions : RuleOptions {
   std::vector<std::int64_t> hidden = {256, 256};
   double lr = 0.05;
   int epochs = 2;
