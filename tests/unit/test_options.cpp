@@ -72,6 +72,23 @@ struct Derived : Base {
   }
 };
 
+struct Other {
+  std::string c = "x";
+  std::vector<double> d{0.5};
+  static void declare(Options<Other>& o) {
+    o.add("c", &Other::c, "from the second base");
+    o.add("d", &Other::d, "a list from the second base");
+  }
+};
+struct TwoBases : Base, Other {
+  int e = 3;
+  static void declare(Options<TwoBases>& o) {
+    o.inherit<Base>();
+    o.inherit<Other>();
+    o.add("e", &TwoBases::e, "own");
+  }
+};
+
 Params from_yaml(const std::string& text, const Schema& schema) {
   return params_from_yaml(YAML::Load(text), schema, "params", "test.method", "test.yaml");
 }
@@ -185,6 +202,19 @@ TEST(Options, InheritedOptionsBindToTheDerivedStruct) {
   const Derived d = bind<Derived>(from_yaml("a: 4\nb: 9", s));
   EXPECT_EQ(d.a, 4.0);
   EXPECT_EQ(d.b, 9);
+}
+
+TEST(Options, OptionsFromTwoBasesBindToTheDerivedStruct) {
+  const Schema s = options_schema<TwoBases>();
+  EXPECT_EQ(s.names(), (std::vector<std::string>{"a", "c", "d", "e"}));
+  const TwoBases t = bind<TwoBases>(from_yaml("a: 4\nc: y\nd: [1, 2]\ne: 7", s));
+  EXPECT_EQ(t.a, 4.0);
+  EXPECT_EQ(t.c, "y");
+  EXPECT_EQ(t.d, (std::vector<double>{1, 2}));
+  EXPECT_EQ(t.e, 7);
+  const Params round = to_params(t);
+  EXPECT_EQ(round.get_string("c"), "y");
+  EXPECT_EQ(bind<TwoBases>(round).d, (std::vector<double>{1, 2}));
 }
 
 TEST(Options, ADefaultOutsideItsOwnRangeIsAnError) {
