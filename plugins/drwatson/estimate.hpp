@@ -58,8 +58,7 @@ struct RepairHistory {
 struct Count {
   double hits = 0, trials = 0;
   double mean() const { return (hits + 1.0) / (trials + 2.0); }
-  // The posterior's equal-tailed interval (nexp::stats::beta_quantile), closed at 0 (1) when no
-  // success (failure) was seen.
+  // The posterior's equal-tailed interval (nexp::stats::beta_quantile).
   std::pair<double, double> interval(double level = 0.95) const;
 };
 
