@@ -17,6 +17,7 @@
 #include <numeric>
 #include <optional>
 
+#include "estimate.hpp"
 #include "model.hpp"
 #include "parsers.hpp"
 #include "policies.hpp"
@@ -326,6 +327,42 @@ void write_text(const fs::path& file, const std::string& text) {
   std::ofstream(file) << text;
 }
 
+// The cost model's parameters, estimated from `days` of the incumbent's tickets on the platform (its own random streams, apart from the evaluated fleets). The estimate and its
+// evidence go to artifacts/cost_estimate.csv.
+CostParameters cost_parameters(nexp::RunContext& ctx, const FleetSpec& fleet, const FleetSpec& known, int platform,
+                               double days) {
+  std::int64_t incidents = 0;
+  CostParameters p = estimate_parameters(known, training_period(fleet, platform, ctx.stream("training-period")(), days, &incidents));
+  p.days = days, p.incidents = incidents;
+  p.source = fmt::format("estimated from {:g} days ({} interruptions)", days, incidents);
+  nexp::CsvWriter csv(ctx.artifacts_dir() / "cost_estimate.csv", {C::text("parameter"), C::text("of"), C::text("given"),
+                                                                   C::real("hits"), C::real("trials"), C::real("mean"),
+                                                                   C::real("ci_low"), C::real("ci_high")});
+  auto row = [&](const char* what, const std::string& of, const std::string& given, const Count& c) {
+    const auto [lo, hi] = c.interval();
+    csv.row(what, of, given, c.hits, c.trials, c.mean(), lo, hi);
+  };
+  const ClassTable classes(known);
+  auto class_name = [&](std::size_t k) {
+    const auto& e = classes.entries[k];
+    return e.cause == kNoIndex ? std::string("healthy")
+                               : known.causes[static_cast<std::size_t>(e.cause)].name + "/" + known.actions[static_cast<std::size_t>(e.action)].name;
+  };
+  for (std::size_t a = 0; a < known.actions.size(); ++a)
+    for (std::size_t k = 1; k < p.fix_counts[a].size(); ++k)
+      if (p.fix_counts[a][k].trials > 0) row("fix", known.actions[a].name, class_name(k), p.fix_counts[a][k]);
+  for (std::size_t t = 0; t < known.tests.size(); ++t) {
+    row("false_alarm", known.tests[t].name, "healthy", p.false_alarm_counts[t]);
+    for (std::size_t c = 0; c < known.causes.size(); ++c)
+      if (known.causes[c].node_fault) row("detect", known.tests[t].name, known.causes[c].name, p.detect_counts[t][c]);
+  }
+  for (std::size_t c = 0; c < known.causes.size(); ++c) row("sweep_find", "sweep", known.causes[c].name, p.sweep_counts[c]);
+  ctx.summary("training_days", days);
+  ctx.summary("training_incidents", static_cast<double>(incidents));
+  ctx.log().info("cost model {}", p.source);
+  return p;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------- drwatson.calibrate
@@ -494,15 +531,26 @@ void run_headline(nexp::RunContext& ctx) {
     if (t.stopped) return;
   }
 
+  // What the policies are given: the fleet's public view and, for planning, a cost model estimated
+  // from a year of the incumbent's repair tickets on this platform. Only the oracle policies see the
+  // fleet itself: `oracle` the faults, `drwatson_oracle_costs` the true repair, QA and sweep odds.
+  const FleetSpec known = public_view(fleet);
+  const CostParameters params = cost_parameters(ctx, fleet, known, platform, o.training_days);
   DecisionOptions options;
   options.residual_risk = o.residual_risk;
-  options.cost_aware = o.variant != Variant::NoDecision;
-  auto fm_classifier = std::make_shared<TransformerClassifier>(t.model, t.temperature, fleet);
-  IncumbentPolicy incumbent(fleet);
-  PosteriorPolicy logistic("logistic", fleet, t.logistic, DecisionOptions{false, options.residual_risk, options.max_attempts, options.plausible});
-  PosteriorPolicy fm("drwatson", fleet, fm_classifier, options);
+  DecisionOptions argmax = options;
+  argmax.cost_aware = false;
+  auto fm_classifier = std::make_shared<TransformerClassifier>(t.model, t.temperature, known);
+  IncumbentPolicy incumbent(known);
+  PosteriorPolicy logistic("logistic", known, t.logistic, params, argmax);
+  PosteriorPolicy logistic_decision("logistic_decision", known, t.logistic, params, options);
+  PosteriorPolicy fm_argmax("drwatson_no_decision", known, fm_classifier, params, argmax);
+  PosteriorPolicy fm("drwatson", known, fm_classifier, params, options);
+  PosteriorPolicy fm_oracle_costs("drwatson_oracle_costs", known, fm_classifier, oracle_parameters(fleet), options);
   OraclePolicy oracle(fleet);
-  const std::vector<const Policy*> policies = {&incumbent, &logistic, &fm, &oracle};
+  const std::vector<const Policy*> policies = {&incumbent, &logistic,         &logistic_decision, &fm_argmax,
+                                               &fm,        &fm_oracle_costs, &oracle};
+  constexpr std::size_t kFm = 4;
   std::vector<std::vector<ReplicaMetrics>> results;
   std::int64_t step = spec.pretrain_steps + spec.finetune_steps;
   {
@@ -511,7 +559,7 @@ void run_headline(nexp::RunContext& ctx) {
       results.push_back(run_replicas(fleet, *policy, platform, ctx.seed(), replicas, horizon));
       bar.advance();
       const auto& r = results.back();
-      ctx.log().info("{:>10}: downtime {:8.1f} h, QA {:6.1f} h, job downtime {:6.1f} h, ETTR {:.3f}, accuracy {:.3f}, "
+      ctx.log().info("{:>20}: downtime {:8.1f} h, QA {:6.1f} h, job downtime {:6.1f} h, ETTR {:.3f}, accuracy {:.3f}, "
                      "repeats {:.3f}",
                      policy->name(), mean(column(r, "downtime")), mean(column(r, "qa_time")), mean(column(r, "job_downtime")),
                      mean(column(r, "ettr")), mean(column(r, "accuracy")), mean(column(r, "repeat_rate")));
@@ -527,25 +575,60 @@ void run_headline(nexp::RunContext& ctx) {
     auto rng = ctx.stream("reduction:" + key);  // the same resamples for every policy
     return paired_reduction(column(base, key), column(treated, key), rng);
   };
-  for (const auto& key : {"downtime", "qa_time", "job_downtime"}) {
-    const Interval r = reductions(results[2], key);
-    ctx.summary(std::string(key) + "_reduction", r.estimate);
-    ctx.summary(std::string(key) + "_reduction_ci_low", r.low);
-    ctx.summary(std::string(key) + "_reduction_ci_high", r.high);
-  }
-  for (std::size_t i : {std::size_t{1}, std::size_t{3}}) {
-    ctx.summary(policies[i]->name() + "_downtime_reduction", reductions(results[i], "downtime").estimate);
-    ctx.summary(policies[i]->name() + "_qa_time_reduction", reductions(results[i], "qa_time").estimate);
+  auto report = [&](const std::string& name, const Interval& r) {
+    ctx.summary(name, r.estimate);
+    ctx.summary(name + "_ci_low", r.low);
+    ctx.summary(name + "_ci_high", r.high);
+  };
+  for (const auto& key : {"downtime", "qa_time", "job_downtime"}) report(std::string(key) + "_reduction", reductions(results[kFm], key));
+  for (std::size_t i = 1; i < policies.size(); ++i)
+    if (i != kFm)
+      for (const auto& key : {"downtime", "qa_time"})
+        report(policies[i]->name() + "_" + key + "_reduction", reductions(results[i], key));
+  // What each part adds, paired on the same fleets: the transformer over the logistic classifier
+  // (both with the decision layer), and the decision layer over argmax decisions (both with the
+  // transformer). 1 - sum(drwatson) / sum(the arm without that part).
+  for (const auto& key : {"downtime", "qa_time"}) {
+    auto gain = [&](std::size_t without, const std::string& part) {
+      auto rng = ctx.stream(std::string("contribution:") + part + ":" + key);
+      report(part + "_" + key + "_gain", paired_reduction(column(results[without], key), column(results[kFm], key), rng));
+    };
+    gain(2, "classifier");
+    gain(3, "decision");
   }
   for (std::size_t i = 0; i < policies.size(); ++i) {
     const std::string n = policies[i]->name() == "drwatson" ? "fm" : policies[i]->name();
     ctx.summary(n + "_accuracy", mean(column(results[i], "accuracy")));
     ctx.summary(n + "_ettr", mean(column(results[i], "ettr")));
+    ctx.summary(n + "_repeat_rate", mean(column(results[i], "repeat_rate")));
+    ctx.summary(n + "_escape_rate", mean(column(results[i], "escape_rate")));
   }
-  ctx.summary("fm_repeat_rate", mean(column(results[2], "repeat_rate")));
-  ctx.summary("incumbent_repeat_rate", mean(column(results[0], "repeat_rate")));
   if (t.test_probs.defined()) ctx.summary("fm_test_accuracy", t.test_accuracy);
   ctx.summary("logistic_test_accuracy", t.logistic_test_accuracy);
+
+  // DrWatson at other QA targets: the same model, cost model and fleets.
+  if (!o.risk_curve.empty()) {
+    nexp::CsvWriter curve(ctx.artifacts_dir() / "risk_curve.csv",
+                          {C::text("residual_risk"), C::real("downtime_reduction"), C::real("downtime_ci_low"),
+                           C::real("downtime_ci_high"), C::real("qa_time_reduction"), C::real("qa_time_ci_low"),
+                           C::real("qa_time_ci_high"), C::real("escape_rate")});
+    std::vector<double> risks = o.risk_curve;
+    risks.push_back(o.residual_risk);
+    std::sort(risks.begin(), risks.end());
+    risks.erase(std::unique(risks.begin(), risks.end()), risks.end());
+    for (double risk : risks) {
+      DecisionOptions at = options;
+      at.residual_risk = risk;
+      const auto r = risk == o.residual_risk
+                         ? results[kFm]
+                         : run_replicas(fleet, PosteriorPolicy("drwatson", known, fm_classifier, params, at), platform,
+                                        ctx.seed(), replicas, horizon);
+      const Interval d = reductions(r, "downtime"), q = reductions(r, "qa_time");
+      curve.row(fmt::format("{:g}", risk), d.estimate, d.low, d.high, q.estimate, q.low, q.high, mean(column(r, "escape_rate")));
+      ctx.log().info("residual risk {:g}: downtime {:+.1f}%, QA {:+.1f}%, escapes {:.3f}", risk, -100 * d.estimate,
+                     -100 * q.estimate, mean(column(r, "escape_rate")));
+    }
+  }
 
   // The table: every policy, every measure, mean over replicas, and reductions with intervals.
   // reduction, ci_low, ci_high: empty for the measures that are not reduced against the incumbent.
@@ -702,10 +785,12 @@ void run_diagnose(nexp::RunContext& ctx) {
     if (t.stopped) return;
     model = t.model, temperature = t.temperature;
   }
-  auto classifier = std::make_shared<TransformerClassifier>(model, temperature, fleet);
+  const FleetSpec known = public_view(fleet);
+  auto classifier = std::make_shared<TransformerClassifier>(model, temperature, known);
   DecisionOptions options;
   options.residual_risk = o.residual_risk;
-  const PosteriorPolicy drwatson("drwatson", fleet, classifier, options);
+  const PosteriorPolicy drwatson("drwatson", known, classifier,
+                                 cost_parameters(ctx, fleet, known, platform, o.training_days), options);
   // The model's posterior is that of a node taking part in an interruption, one culprit among
   // noise.candidates; a machine in production is faulty with prior probability fault_prior instead.
   std::vector<double> q = classifier->posteriors(obs)[0];

@@ -114,11 +114,13 @@ struct FinetuneOptions : FleetOptions, TrainingOptions {
 };
 
 // drwatson.headline: DrWatson as in the paper, or an ablation.
-enum class Variant { Full, NoPretrain, SinglePlatform, NoDecision, ZeroAmbiguity };
+// (The decision layer's ablation is an arm of every run: `drwatson_no_decision` and
+// `logistic_decision` beside `drwatson` and `logistic`; so is `drwatson_oracle_costs`, the decision
+// layer given the simulator's true parameters, an upper bound.)
+enum class Variant { Full, NoPretrain, SinglePlatform, ZeroAmbiguity };
 inline const std::vector<std::pair<std::string, Variant>> kVariants = {{"full", Variant::Full},
                                                                        {"no_pretrain", Variant::NoPretrain},
                                                                        {"single_platform", Variant::SinglePlatform},
-                                                                       {"no_decision", Variant::NoDecision},
                                                                        {"zero_ambiguity", Variant::ZeroAmbiguity}};
 
 struct HeadlineOptions : FleetOptions, TrainingOptions {
@@ -127,6 +129,8 @@ struct HeadlineOptions : FleetOptions, TrainingOptions {
   int seeds = 16;
   double horizon_days = -1;
   double residual_risk = 0.04;
+  double training_days = 365;
+  std::vector<double> risk_curve;
   std::string model;
   HeadlineOptions() { pretrain_steps = 800, finetune_steps = 400; }
   static void declare(nexp::Options<HeadlineOptions>& o) {
@@ -138,6 +142,12 @@ struct HeadlineOptions : FleetOptions, TrainingOptions {
     o.add("horizon_days", &T::horizon_days, "simulated days; -1: the fleet file's").range(-1, 3650);
     o.add("residual_risk", &T::residual_risk,
           "QA planning target: P(a node returns with its fault); 0.04 matches the incumbent's escapes")
+        .range(1e-4, 1);
+    o.add("training_days", &T::training_days,
+          "days of the incumbent's repair tickets the cost model is estimated from")
+        .range(1, 36500);
+    o.add("risk_curve", &T::risk_curve,
+          "more residual-risk targets to run DrWatson at (same model and fleets; artifacts/risk_curve.csv)")
         .range(1e-4, 1);
     o.add("model", &T::model, "model.pt of a drwatson.finetune run; empty: pretrain and fine-tune here");
     o.inherit<TrainingOptions>();
@@ -157,6 +167,7 @@ struct DiagnoseOptions : FleetOptions, TrainingOptions {
   std::string model;
   std::int64_t probe_steps = 12, probe_size = 128;
   double residual_risk = 0.04;
+  double training_days = 365;
   bool interrupted = false;
   double fault_prior = 0.05;
   DiagnoseOptions() { pretrain_steps = 300, finetune_steps = 300; }
@@ -171,6 +182,8 @@ struct DiagnoseOptions : FleetOptions, TrainingOptions {
     o.add("probe_steps", &T::probe_steps, "known-answer matmul steps on the device (0: telemetry only)").range(0, 100000);
     o.add("probe_size", &T::probe_size, "matrix size of the probe").range(2, 8192);
     o.add("residual_risk", &T::residual_risk, "QA planning target: P(the machine returns with its fault)").range(1e-4, 1);
+    o.add("training_days", &T::training_days, "days of simulated repair tickets the cost model is estimated from")
+        .range(1, 36500);
     o.add("interrupted", &T::interrupted, "the machine's job has already stopped (the log shows an interruption)");
     o.add("fault_prior", &T::fault_prior, "P(fault) of a machine in production before looking (when not interrupted)")
         .range(1e-6, 0.999);

@@ -20,16 +20,32 @@ void register_components(nexp::Registrar& r) {
   r.metric("job_downtime_reduction", Direction::Maximize, "hours the job stands still or redoes work, DrWatson vs the incumbent");
   r.metric("job_downtime_reduction_ci_low", Direction::Maximize, "2.5% bound of job_downtime_reduction");
   r.metric("job_downtime_reduction_ci_high", Direction::Maximize, "97.5% bound of job_downtime_reduction");
-  for (const char* who : {"logistic", "oracle"}) {
-    r.metric(std::string(who) + "_downtime_reduction", Direction::Maximize, std::string("downtime reduction of the ") + who + " policy vs the incumbent");
-    r.metric(std::string(who) + "_qa_time_reduction", Direction::Maximize, std::string("QA time reduction of the ") + who + " policy vs the incumbent");
-  }
-  for (const char* who : {"incumbent", "logistic", "fm", "oracle"}) {
+  for (const char* who : {"logistic", "logistic_decision", "drwatson_no_decision", "drwatson_oracle_costs", "oracle"})
+    for (const char* what : {"downtime", "qa_time"}) {
+      const std::string name = std::string(who) + "_" + what + "_reduction";
+      r.metric(name, Direction::Maximize, std::string(what) + " reduction of the " + who + " policy vs the incumbent");
+      r.metric(name + "_ci_low", Direction::Maximize, "2.5% bound of " + name + " (paired bootstrap over replicas)");
+      r.metric(name + "_ci_high", Direction::Maximize, "97.5% bound of " + name + " (paired bootstrap over replicas)");
+    }
+  // What each part of DrWatson adds: 1 - sum(DrWatson) / sum(the arm without that part), same fleets.
+  for (const char* part : {"classifier", "decision"})
+    for (const char* what : {"downtime", "qa_time"}) {
+      const std::string name = std::string(part) + "_" + what + "_gain";
+      r.metric(name, Direction::Maximize,
+               std::string(what) + " of DrWatson relative to " +
+                   (std::string(part) == "classifier" ? "the logistic classifier with the same decision layer"
+                                                      : "the same transformer with argmax decisions"));
+      r.metric(name + "_ci_low", Direction::Maximize, "2.5% bound of " + name + " (paired bootstrap over replicas)");
+      r.metric(name + "_ci_high", Direction::Maximize, "97.5% bound of " + name + " (paired bootstrap over replicas)");
+    }
+  for (const char* who : {"incumbent", "logistic", "logistic_decision", "drwatson_no_decision", "drwatson_oracle_costs", "fm", "oracle"}) {
     r.metric(std::string(who) + "_accuracy", Direction::Maximize, std::string("diagnosis accuracy (right node and root cause) of ") + who);
     r.metric(std::string(who) + "_ettr", Direction::Maximize, std::string("effective training time ratio of the job under ") + who);
+    r.metric(std::string(who) + "_repeat_rate", Direction::Minimize, std::string("share of interruptions caused by faults left unfixed under ") + who);
+    r.metric(std::string(who) + "_escape_rate", Direction::Minimize, std::string("share of pulled nodes returned with their fault under ") + who);
   }
-  r.metric("fm_repeat_rate", Direction::Minimize, "share of interruptions caused by faults DrWatson left unfixed");
-  r.metric("incumbent_repeat_rate", Direction::Minimize, "share of interruptions caused by faults the incumbent left unfixed");
+  r.metric("training_days", Direction::None, "days of the incumbent's repair tickets the cost model was estimated from");
+  r.metric("training_incidents", Direction::None, "interruptions in the training period");
   r.metric("fm_test_accuracy", Direction::Maximize, "node-level class accuracy of the fine-tuned model on held-out incidents");
   r.metric("logistic_test_accuracy", Direction::Maximize, "node-level class accuracy of the logistic baseline on held-out incidents");
   r.metric("majority_accuracy", Direction::Maximize, "accuracy of always predicting the most frequent training class");
@@ -81,7 +97,13 @@ void register_components(nexp::Registrar& r) {
                  "logistic_qa_time_reduction", "oracle_downtime_reduction", "oracle_qa_time_reduction",
                  "incumbent_accuracy", "logistic_accuracy", "fm_accuracy", "oracle_accuracy", "incumbent_ettr",
                  "logistic_ettr", "fm_ettr", "oracle_ettr", "fm_repeat_rate", "incumbent_repeat_rate",
-                 "logistic_test_accuracy"})
+                 "logistic_test_accuracy", "logistic_decision_downtime_reduction", "logistic_decision_qa_time_reduction",
+                 "drwatson_no_decision_downtime_reduction", "drwatson_no_decision_qa_time_reduction",
+                 "logistic_decision_accuracy", "drwatson_no_decision_accuracy", "classifier_downtime_gain",
+                 "classifier_downtime_gain_ci_low", "classifier_downtime_gain_ci_high", "classifier_qa_time_gain",
+                 "decision_downtime_gain", "decision_downtime_gain_ci_low", "decision_downtime_gain_ci_high",
+                 "decision_qa_time_gain", "drwatson_oracle_costs_downtime_reduction",
+                 "drwatson_oracle_costs_qa_time_reduction", "training_days", "training_incidents"})
       .supports_resume();
 
   r.method("drwatson.diagnose",

@@ -130,7 +130,8 @@ Step OraclePolicy::escalate(const RepairState& state, const Truth* truth) const 
 
 // ---------------------------------------------------------------- cost model
 
-CostModel::CostModel(const FleetSpec& fleet) : fleet_(&fleet), classes_(fleet) {
+CostModel::CostModel(const FleetSpec& fleet, CostParameters params)
+    : fleet_(&fleet), params_(std::move(params)), classes_(fleet) {
   const double minimum = minutes(fleet.qa_minimum);
   for (const auto& e : classes_.entries)
     proper_.push_back(e.cause == kNoIndex || !fleet.causes[static_cast<std::size_t>(e.cause)].node_fault
@@ -139,20 +140,30 @@ CostModel::CostModel(const FleetSpec& fleet) : fleet_(&fleet), classes_(fleet) {
   stall_ = fleet.job.nodes * (fleet.job.restart_minutes + fleet.job.host_select_minutes + fleet.job.checkpoint_minutes / 2.0);
 }
 
-double CostModel::fix(int action, int k) const {
+bool CostModel::node_fault(int k) const {
   const auto& e = classes_.entries[static_cast<std::size_t>(k)];
-  if (e.cause == kNoIndex || !fleet_->causes[static_cast<std::size_t>(e.cause)].node_fault) return 1.0;
-  return fleet_->covers(action, e.cause, e.fix) ? action_of(*fleet_, action).p_fix : 0.0;
+  return e.cause != kNoIndex && fleet_->causes[static_cast<std::size_t>(e.cause)].node_fault;
+}
+
+double CostModel::fix(int action, int k) const {
+  if (!node_fault(k)) return 1.0;
+  return params_.fix[static_cast<std::size_t>(action)][static_cast<std::size_t>(k)];
+}
+
+double CostModel::test_fails(int t, int k) const {
+  const auto test = static_cast<std::size_t>(t);
+  if (!node_fault(k)) return params_.false_alarm[test];
+  return params_.detect[test][static_cast<std::size_t>(classes_.entries[static_cast<std::size_t>(k)].cause)];
+}
+
+double CostModel::sweep_find(int k) const {
+  const int cause = classes_.entries[static_cast<std::size_t>(k)].cause;
+  return cause == kNoIndex ? 0.0 : params_.sweep_find[static_cast<std::size_t>(cause)];
 }
 
 double CostModel::detect(const std::vector<int>& plan, int k) const {
-  const auto& e = classes_.entries[static_cast<std::size_t>(k)];
-  const bool faulty = e.cause != kNoIndex && fleet_->causes[static_cast<std::size_t>(e.cause)].node_fault;
   double pass = 1.0;
-  for (int t : plan) {
-    const TestSpec& test = fleet_->tests[static_cast<std::size_t>(t)];
-    pass *= 1.0 - (faulty ? test.detect[static_cast<std::size_t>(e.cause)] : test.false_alarm);
-  }
+  for (int t : plan) pass *= 1.0 - test_fails(t, k);
   return 1.0 - pass;
 }
 
@@ -186,10 +197,7 @@ std::vector<int> CostModel::plan_qa(int action, const std::vector<double>& p, do
     if (e.cause == kNoIndex || !fleet_->causes[static_cast<std::size_t>(e.cause)].node_fault) continue;
     alive[k] = p[k] * (1.0 - fix(action, static_cast<int>(k)));
   }
-  auto survive = [&](int t, std::size_t k) {
-    const auto& e = classes_.entries[k];
-    return 1.0 - fleet_->tests[static_cast<std::size_t>(t)].detect[static_cast<std::size_t>(e.cause)];
-  };
+  auto survive = [&](int t, std::size_t k) { return 1.0 - test_fails(t, static_cast<int>(k)); };
   for (int t : plan)
     for (std::size_t k = 0; k < p.size(); ++k)
       if (alive[k] > 0) alive[k] *= survive(t, k);
@@ -217,8 +225,9 @@ std::vector<int> CostModel::plan_qa(int action, const std::vector<double>& p, do
 // ---------------------------------------------------------------- posterior-driven policies
 
 PosteriorPolicy::PosteriorPolicy(std::string name, const FleetSpec& fleet, std::shared_ptr<const Classifier> classifier,
-                                 DecisionOptions options)
-    : name_(std::move(name)), fleet_(&fleet), classifier_(std::move(classifier)), options_(options), cost_(fleet),
+                                 CostParameters params, DecisionOptions options)
+    : name_(std::move(name)), fleet_(&fleet), classifier_(std::move(classifier)), options_(options),
+      cost_(fleet, std::move(params)),
       ladder_(fleet) {}
 
 std::vector<std::vector<double>> PosteriorPolicy::joint(const Observation& obs, const SweepResult& sweep) const {
@@ -240,8 +249,7 @@ std::vector<std::vector<double>> PosteriorPolicy::joint(const Observation& obs, 
     for (std::size_t k = 1; k < K; ++k) {
       double p = (logit[i] / z) * (sick > 1e-12 ? q[i][k] / sick : 1.0 / static_cast<double>(K - 1));
       if (sweep.done) {
-        const auto& e = cost_.classes().entries[k];
-        const double sf = fleet_->causes[static_cast<std::size_t>(e.cause)].sweep_find;
+        const double sf = cost_.sweep_find(static_cast<int>(k));
         p *= sweep.flagged == kNoIndex ? 1.0 - sf : (static_cast<int>(i) == sweep.flagged ? sf : 0.0);
       }
       J[i][k] = p;
@@ -347,7 +355,7 @@ Decision PosteriorPolicy::decide(const Observation& obs, const SweepResult& swee
     std::vector<double> flagged(K, 0.0);
     double p_flag = 0;
     for (std::size_t k = 1; k < K; ++k) {
-      const double sf = fleet_->causes[static_cast<std::size_t>(cost_.classes().entries[k].cause)].sweep_find;
+      const double sf = cost_.sweep_find(static_cast<int>(k));
       flagged[k] = J[i][k] * sf;
       p_flag += flagged[k];
       none[i][k] = J[i][k] * (1.0 - sf);
@@ -431,15 +439,13 @@ Step PosteriorPolicy::escalate(const RepairState& state, const Truth*) const {
       faulty[k] *= 1.0 - f;
       double like_faulty = 1, like_fixed = 1;
       for (int t : plan) {
-        const TestSpec& test = fleet_->tests[static_cast<std::size_t>(t)];
-        const auto& e = cost_.classes().entries[k];
-        const bool node_fault = e.cause != kNoIndex && fleet_->causes[static_cast<std::size_t>(e.cause)].node_fault;
-        const double det = node_fault ? test.detect[static_cast<std::size_t>(e.cause)] : test.false_alarm;
+        const double det = cost_.test_fails(t, static_cast<int>(k));
+        const double alarm = cost_.test_fails(t, ClassTable::kHealthy);
         if (t == failed) {
-          like_faulty *= det, like_fixed *= test.false_alarm;
+          like_faulty *= det, like_fixed *= alarm;
           break;
         }
-        like_faulty *= 1.0 - det, like_fixed *= 1.0 - test.false_alarm;
+        like_faulty *= 1.0 - det, like_fixed *= 1.0 - alarm;
       }
       faulty[k] *= like_faulty;
       fixed[k] *= like_fixed;

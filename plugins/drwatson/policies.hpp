@@ -10,10 +10,15 @@
 //                     restart / sweep and over actions, QA planned to a residual-risk target, Bayesian
 //                     escalation; without it: argmax class, the incumbent's QA suite and ladder.
 //   OraclePolicy      knows the culprit, the cause and the minimal fix; needs no QA.
+//
+// Only the oracle is handed the simulator's truth. The others get the fleet's public view
+// (estimate.hpp: no fault-process parameter in it) and, where they plan, the CostParameters
+// estimated from a training period.
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "estimate.hpp"
 #include "fleet.hpp"
 #include "incidents.hpp"
 
@@ -106,14 +111,20 @@ struct DecisionOptions {
 
 // The cost model the decision layer minimises: expected production downtime in node-minutes (a
 // minute the job stands still costs job.nodes node-minutes; a pulled node costs its own minutes out
-// of service). Public so that tests can check it.
+// of service). Durations and the taxonomy come from the fleet's layout; every probability from
+// `params` (estimated from a training period, or the oracle's). Public so that tests can check it.
 class CostModel {
  public:
-  explicit CostModel(const FleetSpec& fleet);
+  CostModel(const FleetSpec& fleet, CostParameters params);
   // P(action fixes a fault of class k) (0 for a class it does not cover; 1 for healthy/software).
   double fix(int action, int k) const;
   // P(the plan fails on a node in class k) (false alarms for healthy).
   double detect(const std::vector<int>& plan, int k) const;
+  // P(test t fails on a node in class k): its detection of k's cause, or its false alarm.
+  double test_fails(int t, int k) const;
+  // P(a triage sweep points at a faulty node of class k).
+  double sweep_find(int k) const;
+  bool node_fault(int k) const;
   double minutes(const std::vector<int>& plan) const;
   // Leaving class k's fault in service: one more interruption, then its proper repair.
   double leave(int k) const;
@@ -126,9 +137,11 @@ class CostModel {
   std::vector<int> plan_qa(int action, const std::vector<double>& p, double target) const;
   const ClassTable& classes() const { return classes_; }
   const FleetSpec& fleet() const { return *fleet_; }
+  const CostParameters& parameters() const { return params_; }
 
  private:
   const FleetSpec* fleet_;
+  CostParameters params_;
   ClassTable classes_;
   std::vector<double> proper_;  // per class: node-minutes of its minimal fix plus the minimum QA
   double stall_;                // node-minutes the job loses per interruption
@@ -137,7 +150,7 @@ class CostModel {
 class PosteriorPolicy final : public Policy {
  public:
   PosteriorPolicy(std::string name, const FleetSpec& fleet, std::shared_ptr<const Classifier> classifier,
-                  DecisionOptions options);
+                  CostParameters params, DecisionOptions options);
   std::string name() const override { return name_; }
   Decision decide(const Observation& obs, const SweepResult& sweep, const Truth* truth) const override;
   Step escalate(const RepairState& state, const Truth* truth) const override;

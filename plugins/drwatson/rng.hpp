@@ -19,7 +19,7 @@ namespace drwatson {
 
 enum class Purpose : std::uint64_t {
   Arrival = 1, Lemon, Symptom, Peers, Repair, Qa, Sweep, Severity, Cause, Corpus, Batch, Bootstrap, History,
-  Mask, Split, Recur,
+  Mask, Split, Recur, Battery,
 };
 
 class Rng : public nexp::Random {

@@ -232,6 +232,7 @@ class Simulation {
         sweep.flagged = culprit;
       stall += fleet_.job.sweep_minutes;
       m_.sweeps += 1;
+      if (opt_.history) opt_.history->sweeps.push_back({fault.cause, sweep.flagged == culprit});
       d = policy_.decide(obs, sweep, shown);
       if (d.sweep) d = Decision{};
     }
@@ -294,12 +295,15 @@ class Simulation {
     double t = wall;
     int action = d.action;
     std::vector<int> plan = d.qa;
+    if (opt_.history && opt_.history->battery) record_battery(n, key, occurrence);
     constexpr int kMaxRounds = 8;
     for (int round = 0; round < kMaxRounds; ++round) {
       const ActionSpec& a = fleet_.actions[static_cast<std::size_t>(action)];
       t += a.minutes;
       Rng draw(opt_.seed, Purpose::Repair, key, static_cast<std::uint64_t>(occurrence * 64 + round));
+      const int cause_before = n.fault ? n.fault->cause : kNoIndex, fix_before = n.fault ? n.fault->fix : kNoIndex;
       if (n.fault && fleet_.covers(action, n.fault->cause, n.fault->fix) && draw.bernoulli(a.p_fix)) n.fault.reset();
+      if (opt_.history) opt_.history->rounds.push_back({cause_before, fix_before, action, cause_before != kNoIndex && !n.fault});
       if (a.level == 5) {
         m_.manual_repairs += 1;
         if (n.lemon && draw.bernoulli(fleet_.lemons.manual_clears)) {
@@ -317,7 +321,9 @@ class Simulation {
           t += spec.minutes;
           m_.qa_time += spec.minutes / 60.0;
           const double p = n.fault ? spec.detect[static_cast<std::size_t>(n.fault->cause)] : spec.false_alarm;
-          if (qa.bernoulli(p)) {
+          const bool fails = qa.bernoulli(p);
+          if (opt_.history) opt_.history->tests.push_back({test, n.fault ? n.fault->cause : kNoIndex, fails});
+          if (fails) {
             failed = test;
             break;
           }
@@ -338,6 +344,17 @@ class Simulation {
     n.last_return = t;
     m_.node_downtime += (t - wall) / 60.0;
     returns_.emplace(t, i);
+  }
+
+  // Every test once on the pulled node as it arrives, on its own stream (the simulation's draws are
+  // untouched: a history-recording run simulates the same fleet).
+  void record_battery(const Node& n, std::uint64_t key, int occurrence) {
+    Rng draw(opt_.seed, Purpose::Battery, key, static_cast<std::uint64_t>(occurrence));
+    for (std::size_t t = 0; t < fleet_.tests.size(); ++t) {
+      const TestSpec& spec = fleet_.tests[t];
+      const double p = n.fault ? spec.detect[static_cast<std::size_t>(n.fault->cause)] : spec.false_alarm;
+      opt_.history->tests.push_back({static_cast<int>(t), n.fault ? n.fault->cause : kNoIndex, draw.bernoulli(p)});
+    }
   }
 
   const FleetSpec& fleet_;

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "estimate.hpp"
 #include "fleet.hpp"
 #include "incidents.hpp"
 #include "policies.hpp"
@@ -62,6 +63,7 @@ struct SimOptions {
   std::uint64_t seed = 0;
   double horizon_days = -1;  // < 0: the fleet file's
   std::vector<IncidentRecord>* log = nullptr;
+  RepairHistory* history = nullptr;  // when set, the tickets of every repair, QA run and sweep
 };
 
 ReplicaMetrics simulate(const FleetSpec& fleet, const Policy& policy, const SimOptions& options);

@@ -9,6 +9,7 @@
 #include <numeric>
 #include <sstream>
 
+#include "estimate.hpp"
 #include "experiments.hpp"
 #include "fleet.hpp"
 #include "incidents.hpp"
@@ -226,8 +227,8 @@ TEST(Simulator, OracleIsNeverWorseThanAnyPolicy) {
   IncumbentPolicy incumbent(f);
   OraclePolicy oracle(f);
   auto prior = std::make_shared<PriorClassifier>(f, 0);
-  PosteriorPolicy argmax("prior-argmax", f, prior, DecisionOptions{false, 0.02, 3});
-  PosteriorPolicy costed("prior-cost", f, prior, DecisionOptions{true, 0.02, 3});
+  PosteriorPolicy argmax("prior-argmax", f, prior, oracle_parameters(f), DecisionOptions{false, 0.02, 3});
+  PosteriorPolicy costed("prior-cost", f, prior, oracle_parameters(f), DecisionOptions{true, 0.02, 3});
   for (std::uint64_t seed = 0; seed < 4; ++seed) {
     const auto o = simulate(f, oracle, options(0, seed, 30));
     for (const Policy* p : std::vector<const Policy*>{&incumbent, &argmax, &costed}) {
@@ -293,7 +294,7 @@ TEST(Incumbent, CollectiveSymptomsAloneCallForASweepAndRepeatOffendersForAPerson
 
 TEST(DecisionLayer, QaPlanMeetsTheResidualRiskTarget) {
   const FleetSpec& f = fleet();
-  CostModel cost(f);
+  CostModel cost(f, oracle_parameters(f));
   const ClassTable& classes = cost.classes();
   Rng rng(5);
   for (int trial = 0; trial < 50; ++trial) {
@@ -335,7 +336,8 @@ TEST(DecisionLayer, ConfidentPosteriorPullsTheRightNodeWithTheMinimalFix) {
     int k_;
     std::size_t n_;
   };
-  PosteriorPolicy policy("sure", f, std::make_shared<Sure>(k, static_cast<std::size_t>(classes.size())), DecisionOptions{});
+  PosteriorPolicy policy("sure", f, std::make_shared<Sure>(k, static_cast<std::size_t>(classes.size())), oracle_parameters(f),
+                         DecisionOptions{});
   Observation obs;
   obs.candidates.resize(4);
   const Decision d = policy.decide(obs, SweepResult{}, nullptr);
@@ -343,6 +345,109 @@ TEST(DecisionLayer, ConfidentPosteriorPullsTheRightNodeWithTheMinimalFix) {
   EXPECT_EQ(d.node, 2);
   EXPECT_EQ(f.actions[static_cast<std::size_t>(d.action)].name, "replace_accel");
   EXPECT_EQ(d.cause, f.cause_index("hbm"));
+}
+
+// ---------------------------------------------------------------- the cost model's estimate
+
+namespace {
+
+// Mean absolute error of an estimate against the simulator's values over every detection, false
+// alarm, sweep yield and repair success seen at least 20 times in `reference`; `covered` gets the
+// share of those entries whose 95% posterior interval holds the true value.
+double estimate_error(const CostParameters& e, const CostParameters& truth, const CostParameters& reference,
+                      double* covered) {
+  double error = 0, n = 0, inside = 0;
+  auto add = [&](const Count& c, double estimate, double value) {
+    const auto [lo, hi] = c.interval();
+    error += std::abs(estimate - value), n += 1, inside += lo <= value && value <= hi;
+  };
+  for (std::size_t t = 0; t < e.detect.size(); ++t) {
+    add(e.false_alarm_counts[t], e.false_alarm[t], truth.false_alarm[t]);
+    for (std::size_t c = 0; c < e.detect[t].size(); ++c)
+      if (reference.detect_counts[t][c].trials >= 20) add(e.detect_counts[t][c], e.detect[t][c], truth.detect[t][c]);
+  }
+  for (std::size_t c = 0; c < e.sweep_find.size(); ++c)
+    if (reference.sweep_counts[c].trials >= 20) add(e.sweep_counts[c], e.sweep_find[c], truth.sweep_find[c]);
+  for (std::size_t a = 0; a < e.fix.size(); ++a)
+    for (std::size_t k = 1; k < e.fix[a].size(); ++k)
+      if (reference.fix_counts[a][k].trials >= 20) add(e.fix_counts[a][k], e.fix[a][k], truth.fix[a][k]);
+  *covered = inside / n;
+  return error / n;
+}
+
+// Posteriors that vary with the observation (the number of events a candidate shows), so that two
+// copies of a policy are compared on many different decisions.
+class EventCountClassifier final : public Classifier {
+ public:
+  explicit EventCountClassifier(int classes) : classes_(classes) {}
+  std::vector<std::vector<double>> posteriors(const Observation& obs) const override {
+    std::vector<std::vector<double>> q;
+    for (const auto& c : obs.candidates) {
+      std::vector<double> p(static_cast<std::size_t>(classes_));
+      double z = 0;
+      for (int k = 0; k < classes_; ++k)
+        z += (p[static_cast<std::size_t>(k)] = k == 0 ? 8.0 : 1.0 + static_cast<double>((c.events.size() * (k + 3)) % 7));
+      for (auto& x : p) x /= z;
+      q.push_back(p);
+    }
+    return q;
+  }
+
+ private:
+  int classes_;
+};
+
+}  // namespace
+
+TEST(CostEstimate, ConvergesToTheSimulatorsValuesAsTheTrainingPeriodGrows) {
+  const FleetSpec& f = fleet();
+  const FleetSpec known = public_view(f);
+  const CostParameters truth = oracle_parameters(f);
+  std::int64_t incidents_short = 0, incidents_long = 0;
+  const RepairHistory short_history = training_period(f, 0, 11, 20, &incidents_short);
+  const RepairHistory long_history = training_period(f, 0, 11, 1000, &incidents_long);
+  EXPECT_GT(incidents_long, 30 * incidents_short);
+  const CostParameters short_estimate = estimate_parameters(known, short_history);
+  const CostParameters long_estimate = estimate_parameters(known, long_history);
+  double cover_short = 0, cover_long = 0;
+  const double error_short = estimate_error(short_estimate, truth, long_estimate, &cover_short);
+  const double error_long = estimate_error(long_estimate, truth, long_estimate, &cover_long);
+  EXPECT_LT(error_long, 0.04);                 // 1,000 days: every number within a few points on average
+  EXPECT_LT(error_long, 0.5 * error_short);    // 20 days: mostly the prior
+  EXPECT_GE(cover_long, 0.85);                 // the Beta posterior's 95% intervals hold the truth
+  // A recording run simulates the same fleet as a plain one.
+  RepairHistory h;
+  SimOptions with = options(0, 3, 20);
+  with.history = &h;
+  const IncumbentPolicy incumbent(f);
+  EXPECT_EQ(simulate(f, incumbent, with).downtime, simulate(f, incumbent, options(0, 3, 20)).downtime);
+  EXPECT_FALSE(h.rounds.empty());
+}
+
+TEST(CostEstimate, NoPolicyButTheOracleReadsTheSimulatorsParameters) {
+  const FleetSpec& f = fleet();
+  const FleetSpec known = public_view(f);
+  for (const auto& a : known.actions) EXPECT_TRUE(std::isnan(a.p_fix)) << a.name;
+  for (const auto& t : known.tests) {
+    EXPECT_TRUE(std::isnan(t.false_alarm)) << t.name;
+    for (double d : t.detect) EXPECT_TRUE(std::isnan(d)) << t.name;
+  }
+  for (const auto& c : known.causes) EXPECT_TRUE(std::isnan(c.sweep_find) && std::isnan(c.recur_per_day)) << c.name;
+  // A planning policy given the public view decides exactly as one given the whole fleet file: every
+  // probability it uses comes from the estimated parameters (a NaN read would change its choices).
+  const CostParameters estimate = estimate_parameters(known, training_period(f, 0, 5, 200));
+  auto classifier = std::make_shared<EventCountClassifier>(ClassTable(f).size());
+  const PosteriorPolicy blind("public", known, classifier, estimate, DecisionOptions{});
+  const PosteriorPolicy sighted("whole-file", f, classifier, estimate, DecisionOptions{});
+  const auto a = simulate(f, blind, options(0, 9, 30)), b = simulate(f, sighted, options(0, 9, 30));
+  EXPECT_GT(a.pulls, 5);
+  EXPECT_GT(a.sweeps + a.pulls - a.healthy_pulls, 0);
+  EXPECT_EQ(a.downtime, b.downtime);
+  EXPECT_EQ(a.qa_time, b.qa_time);
+  EXPECT_EQ(a.correct, b.correct);
+  // And the estimate is not the truth: the oracle's parameters change the same policy's decisions.
+  const PosteriorPolicy truthful("oracle-costs", known, classifier, oracle_parameters(f), DecisionOptions{});
+  EXPECT_NE(simulate(f, truthful, options(0, 9, 30)).qa_time, a.qa_time);
 }
 
 TEST(Statistics, PairedReductionOfIdenticalPoliciesIsZeroWithATightInterval) {
