@@ -81,11 +81,29 @@ struct DistanceOptions {
   }
 };
 
+// Speed of the factorised triplet term against the materialised C x R x C one (categorical predicates,
+// forward and backward), on random fields.
+struct BenchOptions {
+  int classes = 160;
+  int predicates = 27;
+  std::vector<std::int64_t> edges = {100, 250, 500, 1000, 2000};
+  int repeats = 3;
+  int chunk = 32;
+  static void declare(nexp::Options<BenchOptions>& o) {
+    o.add("classes", &BenchOptions::classes, "C (3DSSG's large label set: 160)").range(2, 10000);
+    o.add("predicates", &BenchOptions::predicates, "R (3DSSG: 26 + none)").range(1, 1000);
+    o.add("edges", &BenchOptions::edges, "edge counts timed").range(1, 1000000);
+    o.add("repeats", &BenchOptions::repeats, "timings per size (the median is kept)").range(1, 100);
+    o.add("chunk", &BenchOptions::chunk, "edges per materialised block (bounds its memory)").range(1, 100000);
+  }
+};
+
 // The test metrics of one trained predictor (and of the layout generator fed its graphs).
 const std::vector<std::string>& evaluation_metrics();
 
 void run_train(nexp::RunContext& ctx);
 void run_compare(nexp::RunContext& ctx);
 void run_distance(nexp::RunContext& ctx);
+void run_bench(nexp::RunContext& ctx);
 
 }  // namespace hellinger_sg
