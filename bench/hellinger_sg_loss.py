@@ -1,7 +1,7 @@
 """The factorised Hellinger triplet term against the materialised C x R x C tensor, in nexp and in PyTorch.
 
 nexp: `nexp run configs/hellinger_sg/bench.yaml` (hellinger_sg.bench: forward + backward of the mean
-triplet term on random logits, median of 3, one thread; artifacts/bench.csv). PyTorch (Debian
+triplet term on random logits, one timing per size (REPEATS), one thread; artifacts/bench.csv). PyTorch (Debian
 python3-torch, the same LibTorch underneath): the same two implementations, the same sizes, the same
 chunking of the materialised one, each size timed in a fresh child process whose peak resident memory
 growth is measured too. Prints one table (seconds of both implementations in both, the factorised
@@ -21,7 +21,7 @@ import tempfile
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-C, R, CHUNK, REPEATS = 160, 27, 32, 3
+C, R, CHUNK, REPEATS = 160, 27, 32, 1
 EDGES = [100, 250, 500, 1000, 2000]
 
 
