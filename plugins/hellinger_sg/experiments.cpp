@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -107,8 +108,11 @@ Predictor train_predictor(nexp::RunContext& ctx, const RoomsDataset& data, const
     }
     bar.advance();
     bar.note(fmt::format("loss {:.3f}", sum / bs.size()));
-    if (label.empty() || label == "train")
+    if (label == "train") {
       ctx.log_metrics(epoch, {{"train_loss", sum / bs.size()}, {"train_ce", ce / bs.size()}});
+      ctx.summary("train_loss", sum / bs.size());
+      ctx.summary("train_ce", ce / bs.size());
+    }
   }
   model->eval();
   return model;
@@ -273,11 +277,15 @@ struct Arm {
 void report_comparison(nexp::RunContext& ctx, const std::vector<Arm>& arms) {
   const Arm& base = arms.front();
   for (const Arm& arm : arms) {
-    for (const auto& [metric, v] : arm.values) ctx.summary(arm.name + "_" + metric, nexp::stats::mean(v));
+    // Metrics no replica measured (the downstream ones without `downstream`) are left out.
+    auto measured = [](const std::vector<double>& v) { return std::any_of(v.begin(), v.end(), [](double x) { return !std::isnan(x); }); };
+    for (const auto& [metric, v] : arm.values)
+      if (measured(v)) ctx.summary(arm.name + "_" + metric, nexp::stats::mean(v));
     if (&arm == &base) continue;
     // chtg against ce is the headline (delta_<metric>); every other arm: delta_<metric>_<arm>.
     const std::string suffix = arm.name == "chtg" ? "" : "_" + arm.name;
     for (const auto& [metric, v] : arm.values) {
+      if (!measured(v)) continue;
       const auto d = nexp::stats::paired_t_interval(v, base.values.at(metric));
       ctx.summary_interval("delta_" + metric + suffix, d);
       ctx.log().info("{} - {}: {} {:+.4f} [{:+.4f}, {:+.4f}]", arm.name, base.name, metric, d.estimate, d.low, d.high);
