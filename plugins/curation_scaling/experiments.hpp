@@ -1,0 +1,60 @@
+#pragma once
+// The three experiments of the paper, as nexp methods over a curation_scaling.pool:
+//   curation_scaling.table   N random recipes trained at proxy and target scale; the best-of-k curve
+//                            (exact, scaling.hpp), bootstrap over recipes, the power law and its rivals,
+//                            extrapolation from k <= fit_kmax to kmax; proxy-target pair accuracy
+//   curation_scaling.search  random search and a (1+1)-ES with fresh ablation runs, over seeds
+//   curation_scaling.qqt     the quality-quantity trade-off: filter quantile against target compute, and
+//                            a compute-aware pipeline against DCLM-style (top 10%) and no-filter pipelines
+#include <nexp/options.hpp>
+#include <nexp/run_context.hpp>
+
+#include <cstdint>
+#include <vector>
+
+namespace curation_scaling {
+
+// How ablation (proxy) and target runs train: one-hidden-layer MLPs, SGD with momentum.
+struct TrainOptions {
+  std::int64_t proxy_hidden = 32;
+  std::int64_t proxy_examples = 2000;
+  std::int64_t target_hidden = 256;
+  std::int64_t target_examples = 10000;
+  std::int64_t epochs = 1;
+  std::int64_t batch = 64;
+  double lr = 0.05;
+  double beta = 0.5;
+  double dedup_range = 0.1;
+  int knobs = 6;
+  static void declare(nexp::Options<TrainOptions>& o);
+};
+
+struct TableOptions : TrainOptions {
+  std::int64_t recipes = 4096;
+  std::int64_t kmax = 256;
+  std::int64_t fit_kmax = 32;
+  int bootstrap = 200;
+  static void declare(nexp::Options<TableOptions>& o);
+};
+
+struct SearchOptions : TrainOptions {
+  std::int64_t budget = 64;
+  int seeds = 20;
+  double es_sigma = 0.25;
+  static void declare(nexp::Options<SearchOptions>& o);
+};
+
+struct QqtOptions : TrainOptions {
+  std::vector<double> compute = {1, 4, 16, 64};
+  std::vector<double> quantiles = {0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0};
+  int seeds = 3;
+  double dclm_quantile = 0.1;
+  double dedup = 1.0;
+  static void declare(nexp::Options<QqtOptions>& o);
+};
+
+void run_table(nexp::RunContext& ctx);
+void run_search(nexp::RunContext& ctx);
+void run_qqt(nexp::RunContext& ctx);
+
+}  // namespace curation_scaling
