@@ -3,6 +3,7 @@
 #include <nexp/random.hpp>
 
 #include <cmath>
+#include <algorithm>
 #include <limits>
 
 namespace fisher_select {
@@ -32,18 +33,20 @@ at::Tensor gaussian_projection(std::int64_t classes, std::int64_t features, std:
 
 at::Tensor class_embeddings(const at::Tensor& h, const at::Tensor& projection, std::int64_t classes) {
   const at::Tensor ht = with_bias(h);
-  const at::Tensor p = projection.reshape({classes, ht.size(1), projection.size(1)});  // [C, H+1, D]
-  return at::einsum("nj,cjd->ncd", {ht, p});
+  const std::int64_t j = ht.size(1), d = projection.size(1);
+  // [C(H+1), D] -> [H+1, C D], so that one matrix product gives every Q_i[c]
+  const at::Tensor p = projection.reshape({classes, j, d}).permute({1, 0, 2}).reshape({j, classes * d});
+  return ht.matmul(p).reshape({h.size(0), classes, d});
 }
 
 at::Tensor projected_gradients(const at::Tensor& q, const at::Tensor& probs, const at::Tensor& labels) {
   const at::Tensor residual = probs - at::one_hot(labels, probs.size(1)).to(probs.scalar_type());
-  return at::einsum("nc,ncd->nd", {residual, q});
+  return at::bmm(residual.unsqueeze(1), q).squeeze(1);
 }
 
 at::Tensor model_fisher(const at::Tensor& q, const at::Tensor& probs) {
   // sum_y p_y (u - Q_y)(u - Q_y)^T with u = Q^T p equals Q^T (diag p - p p^T) Q.
-  const at::Tensor u = at::einsum("nc,ncd->nd", {probs, q}).unsqueeze(1);
+  const at::Tensor u = at::bmm(probs.unsqueeze(1), q);  // [n, 1, D]
   const at::Tensor r = (q - u) * probs.sqrt().unsqueeze(2);  // [n, C, D]
   const at::Tensor flat = r.reshape({-1, q.size(2)});
   return flat.t().matmul(flat) / static_cast<double>(q.size(0));
@@ -78,23 +81,44 @@ double gated_fisher_volume(const at::Tensor& z, const at::Tensor& w, const std::
 }
 
 Greedy greedy_volume(const at::Tensor& z, const at::Tensor& w, std::int64_t k) {
+  // Plain loops: k n D multiply-adds in all, too small for tensor calls to pay their overhead.
+  const at::Tensor zc = z.to(at::kDouble).contiguous(), wc = w.to(at::kDouble).contiguous();
   const std::int64_t n = z.size(0), d = z.size(1);
-  at::Tensor residual = z.pow(2).sum(1);  // z_i^T M^-1 z_i, M = I at the start
-  at::Tensor e = at::zeros({k, d}, z.options());  // M^-1 = I - sum_t e_t e_t^T
-  at::Tensor taken = at::zeros({n}, at::kBool);
+  const double* zp = zc.data_ptr<double>();
+  const double* wp = wc.data_ptr<double>();
+  std::vector<double> residual(n, 0.0), e(static_cast<std::size_t>(k * d), 0.0), v(d), minv_v(d);
+  for (std::int64_t i = 0; i < n; ++i)  // z_i^T M^-1 z_i with M = I
+    for (std::int64_t c = 0; c < d; ++c) residual[i] += zp[i * d + c] * zp[i * d + c];
+  std::vector<bool> taken(n, false);
   Greedy out;
   for (std::int64_t t = 0; t < k; ++t) {
-    at::Tensor gains = at::log1p(w * residual.clamp_min(0)).masked_fill(taken, -std::numeric_limits<double>::infinity());
-    const std::int64_t j = gains.argmax().item<std::int64_t>();
+    std::int64_t j = -1;
+    double best = -std::numeric_limits<double>::infinity();
+    for (std::int64_t i = 0; i < n; ++i) {
+      const double gain = std::log1p(wp[i] * std::max(residual[i], 0.0));
+      if (!taken[i] && gain > best) best = gain, j = i;
+    }
     out.picked.push_back(j);
-    out.gains.push_back(gains[j].item<double>());
+    out.gains.push_back(best);
     taken[j] = true;
-    const at::Tensor v = w[j].sqrt() * z[j];
-    const at::Tensor et = e.narrow(0, 0, t);
-    const at::Tensor minv_v = v - et.t().matmul(et.matmul(v));
-    const at::Tensor next = minv_v / (1 + v.dot(minv_v)).sqrt();
-    e[t] = next;
-    residual = residual - z.matmul(next).pow(2);
+    // e_t = M^-1 v / sqrt(1 + v^T M^-1 v), v = sqrt(w_j) z_j, M^-1 = I - sum_{s<t} e_s e_s^T
+    const double sw = std::sqrt(std::max(wp[j], 0.0));
+    for (std::int64_t c = 0; c < d; ++c) v[c] = sw * zp[j * d + c];
+    minv_v = v;
+    for (std::int64_t s = 0; s < t; ++s) {
+      double dot = 0;
+      for (std::int64_t c = 0; c < d; ++c) dot += e[s * d + c] * v[c];
+      for (std::int64_t c = 0; c < d; ++c) minv_v[c] -= dot * e[s * d + c];
+    }
+    double quad = 0;
+    for (std::int64_t c = 0; c < d; ++c) quad += v[c] * minv_v[c];
+    const double scale = 1 / std::sqrt(1 + quad);
+    for (std::int64_t c = 0; c < d; ++c) e[t * d + c] = scale * minv_v[c];
+    for (std::int64_t i = 0; i < n; ++i) {
+      double dot = 0;
+      for (std::int64_t c = 0; c < d; ++c) dot += zp[i * d + c] * e[t * d + c];
+      residual[i] -= dot * dot;
+    }
   }
   return out;
 }

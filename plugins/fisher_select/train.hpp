@@ -28,6 +28,7 @@ struct TrainOptions {
   double lr = 0.01, momentum = 0.9;
   std::int64_t projection = 128;
   double tau = 10, lambda = 0.1, fisher_decay = 0.1;
+  std::int64_t fisher_samples = 64;
   Reference reference = Reference::Pool;
   std::int64_t reference_size = 256;
   std::int64_t eval_every = 100;
