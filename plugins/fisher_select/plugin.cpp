@@ -2,6 +2,7 @@
 // Registers the plugin's metrics, data set and method with nexp.
 #include <nexp/nexp.hpp>
 
+#include "compare.hpp"
 #include "images.hpp"
 #include "train.hpp"
 
@@ -37,6 +38,13 @@ void register_components(nexp::Registrar& r) {
                  "duplicate_base", "selected_rank", "forward_ms", "select_ms", "step_ms"})
       .scores_predictions()
       .accepts({"fisher_select.images"});
+  for (const char* m : {"test_accuracy", "test_accuracy_auc"})
+    r.metric(std::string(m) + "_vs_best", Direction::Maximize,
+             std::string("selector minus the best baseline in ") + m + ", paired over seeds");
+  r.method("fisher_select.compare", "paired differences (t intervals over seeds) of a sweep's selectors",
+           fisher_select::run_compare)
+      .options<fisher_select::CompareOptions>()
+      .produces({"test_accuracy_vs_best", "test_accuracy_auc_vs_best"});
 }
 
 }  // namespace
