@@ -122,9 +122,15 @@ std::vector<SweepAxis> block_axes(const YAML::Node& sweep, const fs::path& confi
   return axes;
 }
 
-// The YAML block's axes, then the command line's (which win for the same key).
-std::vector<SweepAxis> collect_axes(const Experiment& base, const std::vector<std::string>& axes_text) {
+// The YAML block's axes, then the command line's (which win for the same key). A plain override of a
+// key the block sweeps pins it: `nexp run cfg.yaml -m seed=0` runs the block's other axes at seed 0.
+std::vector<SweepAxis> collect_axes(const Experiment& base, const std::vector<Override>& overrides,
+                                    const std::vector<std::string>& axes_text) {
   std::vector<SweepAxis> axes = block_axes(base.sweep, base.source);
+  const auto pinned = [&](const SweepAxis& a) {
+    return std::any_of(overrides.begin(), overrides.end(), [&](const Override& o) { return o.key == a.key; });
+  };
+  axes.erase(std::remove_if(axes.begin(), axes.end(), pinned), axes.end());
   for (const auto& text : axes_text) {
     Override o = parse_override(text);
     if (o.kind == Override::Kind::Remove)
@@ -236,7 +242,7 @@ SweepPlan plan_sweep(const fs::path& config, const std::vector<Override>& overri
   // The whole config is validated first, its sweep block included (keys, axis grammar, with lines).
   const Experiment with_block = resolve_experiment(read_yaml_file(config), config, overrides, registry);
   SweepPlan plan;
-  plan.axes = collect_axes(with_block, axes_text);
+  plan.axes = collect_axes(with_block, overrides, axes_text);
   if (with_block.sweep.IsDefined() && with_block.sweep.IsMap()) {
     plan.samples = with_block.sweep["samples"] ? with_block.sweep["samples"].as<int>() : 0;
     plan.sampling_seed = with_block.sweep["seed"] ? with_block.sweep["seed"].as<std::uint64_t>() : 0;

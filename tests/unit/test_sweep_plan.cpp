@@ -5,6 +5,7 @@
 #include <set>
 
 #include "nexp/random.hpp"
+#include "nexp/runtime/overrides.hpp"
 #include "nexp/runtime/sweep.hpp"
 #include "support.hpp"
 
@@ -34,6 +35,12 @@ TEST(SweepPlan, GridTimesSamplesWithFixedDraws) {
   // The command line replaces an axis of the block, and an out-of-range value names its trial.
   SweepPlan c = plan_sweep(cfg, {}, {"seed=5,6"}, registry_with_scaffold());
   EXPECT_EQ(c.trials.size(), 8u);
+  // A plain override of a swept key pins it: 1 grid point x 4 draws, none of them sweeping seed.
+  SweepPlan pinned = plan_sweep(cfg, {parse_override("seed=7")}, {}, registry_with_scaffold());
+  ASSERT_EQ(pinned.trials.size(), 4u);
+  for (const auto& t : pinned.trials)
+    for (const auto& [key, value] : t.assignment) EXPECT_NE(key, "seed");
+  EXPECT_NE(pinned.base_config.find("seed: 7"), std::string::npos) << pinned.base_config;
   try {
     plan_sweep(cfg, {}, {"params.lr=0.5,2"}, registry_with_scaffold());
     FAIL();
