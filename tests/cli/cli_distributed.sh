@@ -92,7 +92,7 @@ expect_killed_run killed KILL 1 60s "rank 1 was killed by signal 9"
 expect_killed_run hung STOP 2 3s "rank "
 
 # ---- Ctrl-C: every rank checkpoints; --resume ends where the uninterrupted run ends.
-config stop.yaml fixture_dist.dp_sgd 2 "{steps: 200, step_sleep_ms: 5}"
+config stop.yaml fixture_dist.dp_sgd 2 "{steps: 200, step_sleep_ms: 30}"
 expect_exit 0 nx -q run stop.yaml experiment=whole
 WHOLE=$(folder_of "$OUT")
 nx_exec -q run stop.yaml experiment=stopped > stopped.out 2> stopped.err &

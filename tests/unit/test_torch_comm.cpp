@@ -100,15 +100,26 @@ TEST(TorchComm, PointToPointAndNeighbourExchange) {
   });
 }
 
-TEST(TorchComm, APeerThatNeverComesTimesOut) {
-  const auto store = std::filesystem::temp_directory_path() / ("nexp-comm-timeout-" + std::to_string(::getpid()));
-  std::filesystem::remove(store);
-  CommSetup s;
-  s.rank = 0, s.size = 2, s.rendezvous = "file:" + store.string(), s.timeout_seconds = 0.5;
-  const auto start = std::chrono::steady_clock::now();
-  EXPECT_ANY_THROW(require_torch_runtime().make_comm(s));
-  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 10);
-  std::filesystem::remove(store);
+TEST(TorchComm, ACollectiveAPeerNeverJoinsTimesOut) {
+  double waited = -1;
+  std::string error;
+  on_ranks(
+      2,
+      [&](Comm& c) {
+        if (c.rank() == 1) return std::this_thread::sleep_for(std::chrono::seconds(3));  // never all-reduces
+        const auto start = std::chrono::steady_clock::now();
+        at::Tensor t = filled(1);
+        try {
+          c.all_reduce(t);
+        } catch (const std::exception& e) {
+          error = e.what();
+        }
+        waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      },
+      /*timeout=*/0.5);
+  EXPECT_NE(error, "");
+  EXPECT_GE(waited, 0.4);
+  EXPECT_LT(waited, 2.5);  // the timeout, not rank 1 going away after 3 s
 }
 
 }  // namespace

@@ -6,7 +6,8 @@
 // shape and dtype. In a one-process run comm() is a world of size 1: collectives leave their tensor as
 // it is, all_gather returns a copy, and send/recv (which have no peer) throw.
 //
-// A collective that waits longer than the config's `distributed.timeout` throws; the run then fails
+// A collective that waits longer than the config's `distributed.timeout` throws (the rendezvous waits
+// at least 2 minutes for the last rank to start); the run then fails
 // and core stops the other ranks. Implemented on c10d's ProcessGroupGloo in libnexp_torch.so.
 #include <cstdint>
 #include <string>

@@ -7,6 +7,7 @@
 
 #include <ATen/ATen.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "nexp/error.hpp"
@@ -79,7 +80,9 @@ class GlooComm final : public Comm {
  public:
   explicit GlooComm(const CommSetup& s) : rank_(s.rank), size_(s.size) {
     const auto timeout = std::chrono::milliseconds(static_cast<std::int64_t>(s.timeout_seconds * 1000));
-    auto store = c10::make_intrusive<c10d::PrefixStore>("nexp", make_store(s, timeout));
+    // Ranks start at their own pace (a loaded machine, a busy Slurm node): the rendezvous waits at least
+    // kRendezvousFloor for the last one; each collective waits `timeout`.
+    auto store = c10::make_intrusive<c10d::PrefixStore>("nexp", make_store(s, std::max(timeout, kRendezvousFloor)));
     auto options = c10d::ProcessGroupGloo::Options::create(timeout);
     options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname(s.host));
     options->threads = 1;
@@ -142,6 +145,7 @@ class GlooComm final : public Comm {
 
  private:
   static constexpr int kExchangeTag = 0x6e78;  // apart from the tags methods pick for send/recv
+  static constexpr std::chrono::milliseconds kRendezvousFloor{120000};
 
   template <class F>
   static void on_contiguous(at::Tensor& t, F&& f) {

@@ -35,7 +35,7 @@ struct SlurmOptions {
 struct DistributedOptions {
   int processes = 1;
   std::string backend = "gloo";
-  std::string timeout = "60s";  // of the rendezvous and of each collective: 90s, 5m, 500ms, 1h
+  std::string timeout = "60s";  // of each collective (the rendezvous waits at least 2 min): 90s, 5m, 500ms, 1h
 
   static void declare(Options<DistributedOptions>& o) {
     o.add("processes", &DistributedOptions::processes, "ranks of the run (local processes, or Slurm tasks)").range(1, 1024);
