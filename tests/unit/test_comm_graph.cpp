@@ -60,7 +60,11 @@ TEST(CommGraph, MetropolisWeightsAreDoublyStochastic) {
   EXPECT_DOUBLE_EQ(w[1][1], 3.0 / 4);
   for (size_t i = 0; i < 4; ++i) {
     double row = 0, col = 0;
-    for (size_t j = 0; j < 4; ++j) row += w[i][j], col += w[j][i], EXPECT_DOUBLE_EQ(w[i][j], w[j][i]);
+    for (size_t j = 0; j < 4; ++j) {
+      row += w[i][j];
+      col += w[j][i];
+      EXPECT_DOUBLE_EQ(w[i][j], w[j][i]);
+    }
     EXPECT_NEAR(row, 1, 1e-15);
     EXPECT_NEAR(col, 1, 1e-15);
   }
