@@ -12,15 +12,16 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <algorithm>
 #include <map>
-#include <tuple>
 #include <sstream>
 #include <thread>
+#include <tuple>
 
 #include "nexp/error.hpp"
 #include "nexp/runtime/logging.hpp"
@@ -198,23 +199,55 @@ RanksOutcome failure_of(const RanksLaunch& l, int rank, int status) {
   return o;
 }
 
-// The rank to blame when `rank` ended with `status`: the others that have ended by now are reaped too,
-// and one killed by a signal wins (the ranks that lost their peer to it fail a moment later, with a
-// connection error), else the lowest rank.
-RanksOutcome first_failure(const RanksLaunch& l, Children& c, int rank, int status) {
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
-  std::vector<std::pair<int, int>> ended{{rank, status}};
-  int s = 0;
-  for (pid_t pid; (pid = ::waitpid(-c.group, &s, WNOHANG)) > 0;) {
-    ended.emplace_back(c.rank_of[pid], s);
-    c.rank_of.erase(pid);
+// Whether a rank's failure is a collective that waited past the timeout (Gloo's own words).
+bool timed_out(const RanksOutcome& o) {
+  std::string e = o.error;
+  std::transform(e.begin(), e.end(), e.begin(), [](unsigned char ch) { return std::tolower(ch); });
+  return e.find("timed out") != std::string::npos;
+}
+
+// Reaps the ranks that end within `wait`; returns how each ended.
+std::vector<std::pair<int, int>> reap(Children& c, std::chrono::milliseconds wait) {
+  std::vector<std::pair<int, int>> ended;
+  const auto deadline = Clock::now() + wait;
+  while (!c.rank_of.empty()) {
+    int s = 0;
+    const pid_t pid = ::waitpid(-c.group, &s, WNOHANG);
+    if (pid > 0) {
+      ended.emplace_back(c.rank_of[pid], s);
+      c.rank_of.erase(pid);
+    } else if (pid < 0 || Clock::now() > deadline) {
+      break;
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
   }
+  return ended;
+}
+
+// The rank to blame when `rank` ended with `status`. The others that end within a moment are reaped
+// too, and one killed by a signal wins (the ranks that lost their peer to it fail a moment later, with
+// a connection error), else the lowest rank. When that failure is a collective past the timeout, the
+// ranks still running a few seconds later are the ones that never joined it (stopped or stuck): the
+// lowest of them is blamed.
+RanksOutcome first_failure(const RanksLaunch& l, Children& c, int rank, int status) {
+  std::vector<std::pair<int, int>> ended{{rank, status}};
+  for (auto& e : reap(c, std::chrono::milliseconds(100))) ended.push_back(e);
   auto blame = [](const std::pair<int, int>& e) {
     const bool failed = !WIFEXITED(e.second) || WEXITSTATUS(e.second) != 0;
     return std::make_tuple(!failed, !WIFSIGNALED(e.second), e.first);
   };
-  const auto worst = std::min_element(ended.begin(), ended.end(), [&](const auto& a, const auto& b) { return blame(a) < blame(b); });
-  return failure_of(l, worst->first, worst->second);
+  const auto worst = *std::min_element(ended.begin(), ended.end(), [&](const auto& a, const auto& b) { return blame(a) < blame(b); });
+  RanksOutcome o = failure_of(l, worst.first, worst.second);
+  if (worst.first < 0 || !timed_out(o)) return o;
+  reap(c, std::chrono::seconds(3));  // the other ranks waiting in the same collective time out too
+  if (c.rank_of.empty()) return o;
+  int hung = l.processes;
+  for (const auto& [pid, k] : c.rank_of) hung = std::min(hung, k);
+  o.failed_rank = hung;
+  o.error = fmt::format("rank {} did not join a collective within the {:g} s timeout (it is stopped or stuck; "
+                        "ended by nexp); {}", hung, l.timeout_seconds, o.error);
+  return o;
 }
 
 }  // namespace

@@ -89,7 +89,7 @@ expect_killed_run() {  # name, signal, rank, timeout, what the error says
   ! pgrep -f "run-rank $F" > /dev/null || fail "$1: a rank of $F is still running"
 }
 expect_killed_run killed KILL 1 60s "rank 1 was killed by signal 9"
-expect_killed_run hung STOP 2 3s "rank "
+expect_killed_run hung STOP 2 3s "rank 2 did not join a collective within the 3 s timeout"
 
 # ---- Ctrl-C: every rank checkpoints; --resume ends where the uninterrupted run ends.
 config stop.yaml fixture_dist.dp_sgd 2 "{steps: 200, step_sleep_ms: 30}"

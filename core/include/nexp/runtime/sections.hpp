@@ -39,7 +39,7 @@ struct DistributedOptions {
 
   static void declare(Options<DistributedOptions>& o) {
     o.add("processes", &DistributedOptions::processes, "ranks of the run (local processes, or Slurm tasks)").range(1, 1024);
-    o.add("backend", &DistributedOptions::backend, "collective backend: gloo (c10d's, CPU tensors)").choices({"gloo"});
+    o.add("backend", &DistributedOptions::backend, "collective backend: gloo (c10d's, CPU tensors; Debian's LibTorch is built without MPI, so mpi is not offered)").choices({"gloo"});
     o.add("timeout", &DistributedOptions::timeout, "a rank that waits longer than this fails the run (e.g. 60s, 5m)");
   }
 };
