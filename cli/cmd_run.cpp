@@ -75,6 +75,7 @@ void add_run_commands(CLI::App& cli, App& app) {
     RunOptions options;
     options.command_line = app.argv_text;
     options.overrides = args->overrides;
+    options.nexp_command = app.child_command();
     RunResult result;
     std::vector<std::string> selected;
     if (!args->resume.empty()) {
@@ -93,6 +94,18 @@ void add_run_commands(CLI::App& cli, App& app) {
     }
     print_result(result, selected);
     if (result.exit_code() != 0) throw CLI::RuntimeError(result.exit_code());
+  });
+
+  auto rank_folder = std::make_shared<std::string>();
+  auto* rank = cli.add_subcommand("run-rank", "Run one rank of a distributed run (what `nexp run` starts per rank)");
+  rank->add_option("folder", *rank_folder, "the run folder its parent prepared")->required();
+  rank->callback([rank_folder, &app] {
+    RunOptions options;
+    options.command_line = app.argv_text;
+    const std::filesystem::path folder = *rank_folder;
+    RunResult r = run_rank(folder, options, app.with_plugins_for(folder / "config.yaml", {}));
+    // An interrupted rank is no failure: the parent reads the run's state from rank 0's status.
+    if (r.status == RunStatus::Failed) throw CLI::RuntimeError(r.config_error ? 2 : 1);
   });
 
   auto vargs = std::make_shared<RunArgs>();

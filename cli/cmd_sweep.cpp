@@ -85,6 +85,7 @@ void add_sweep_commands(CLI::App& cli, App& app) {
     if (index < 0) throw ConfigError("run-trial needs a trial index (or --array-file and --array-task)");
     RunOptions options;
     options.command_line = app.argv_text;
+    options.nexp_command = app.child_command();
     // The trial's resolved config names exactly the plugins it needs.
     const bool known = index < static_cast<int>(plan.trials.size());
     Registry& registry = app.with_plugins_for(known ? YAML::Load(plan.trials[index].config) : YAML::Node(), {});

@@ -5,7 +5,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstdlib>
 
 #include "nexp/error.hpp"
 #include "nexp/runtime/sections.hpp"
@@ -171,10 +173,45 @@ void resolve_dataset(YAML::Node root, const Origins& origins, const Registry& re
   e.schemas.dataset = ds->schema;
 }
 
+// The backend of a device id, or null (with the problem said) when the id is malformed or unknown.
+const DeviceBackendSpec* device_backend(const std::string& id, const std::string& at, const Registry& registry,
+                                        Problems& problems) {
+  const auto colon = id.find(':');
+  const std::string backend = id.substr(0, colon);
+  const bool index_ok = colon == std::string::npos ||
+                        (colon + 1 < id.size() && id.find_first_not_of("0123456789", colon + 1) == std::string::npos);
+  const DeviceBackendSpec* b = registry.find_backend(backend);
+  if (b && index_ok) return b;
+  std::vector<std::string> names{"auto"};
+  for (const auto* x : registry.backends()) names.push_back(x->name);
+  problems.add(fmt::format("{}: device '{}' is not of the form auto, <backend> or <backend>:<index> with a known "
+                           "backend ({}).{}",
+                           at, id, fmt::join(names, ", "), b ? "" : suggestion(backend, names)));
+  return nullptr;
+}
+
+// `device: [cpu, simaccel:0, simaccel:1]`: every device a run may use (ctx.devices()); the first is
+// device(). Ids only: a device with options is written as a map, alone.
+void resolve_device_list(const YAML::Node& d, const Origins& origins, const Registry& registry, Experiment& e,
+                         Problems& problems) {
+  for (size_t i = 0; i < d.size(); ++i) {
+    const std::string at = origins.at(fmt::format("device.{}", i), d[i]);
+    if (!d[i].IsScalar() || d[i].Scalar() == "auto") {
+      problems.add(fmt::format("{}: a device list holds device ids such as cpu or simaccel:1, found {}", at,
+                               describe_node(d[i])));
+      continue;
+    }
+    if (device_backend(d[i].Scalar(), at, registry, problems)) e.devices.push_back(d[i].Scalar());
+  }
+  if (d.size() == 0) problems.add(fmt::format("{}: the device list is empty", origins.at("device", d)));
+  if (!e.devices.empty()) e.device = e.devices.front();
+}
+
 void resolve_device(YAML::Node root, const Origins& origins, const Registry& registry, Experiment& e,
                     Problems& problems) {
   const YAML::Node d = root["device"];
   if (!d.IsDefined() || d.IsNull()) return;
+  if (d.IsSequence()) return resolve_device_list(d, origins, registry, e, problems);
   auto [id, options] = named_section(d, "device", kDeviceKey, origins, problems);
   if (id.empty()) return;
   e.device = id;
@@ -185,19 +222,8 @@ void resolve_device(YAML::Node root, const Origins& origins, const Registry& reg
                                origins.at("device", d)));
     return;
   }
-  const auto colon = id.find(':');
-  const std::string backend = id.substr(0, colon);
-  const bool index_ok = colon == std::string::npos ||
-                        (colon + 1 < id.size() && id.find_first_not_of("0123456789", colon + 1) == std::string::npos);
-  const DeviceBackendSpec* b = registry.find_backend(backend);
-  if (!b || !index_ok) {
-    std::vector<std::string> names{"auto"};
-    for (const auto* x : registry.backends()) names.push_back(x->name);
-    problems.add(fmt::format("{}: device '{}' is not of the form auto, <backend> or <backend>:<index> with a known "
-                             "backend ({}).{}",
-                             origins.at("device", d), id, fmt::join(names, ", "), b ? "" : suggestion(backend, names)));
-    return;
-  }
+  const DeviceBackendSpec* b = device_backend(id, origins.at("device", d), registry, problems);
+  if (!b) return;
   e.device_options = params_from_node(options, b->schema, "device", b->name, origins, problems);
   e.schemas.device = b->schema;
 }
@@ -329,7 +355,40 @@ void resolve_slurm(YAML::Node root, const Origins& origins, Experiment& e, Probl
   e.slurm = params_to_yaml(params_from_node(s, schema, "slurm", "the slurm block", origins, problems), schema);
 }
 
+void resolve_distributed(YAML::Node root, const Origins& origins, Experiment& e, Problems& problems) {
+  const YAML::Node d = root["distributed"];
+  if (!d.IsDefined() || d.IsNull()) return;
+  const Schema schema = options_schema<DistributedOptions>();
+  const Params p = params_from_node(d, schema, "distributed", "the distributed block", origins, problems);
+  if (!d.IsMap()) return;  // params_from_node has said what is wrong
+  const auto o = bind<DistributedOptions>(p);
+  e.distributed = params_to_yaml(p, schema);
+  e.processes = o.processes;
+  e.timeout_seconds = parse_duration_seconds(o.timeout);
+  if (e.timeout_seconds <= 0)
+    problems.add(fmt::format("{}: distributed.timeout: expected a positive duration such as 60s, 5m, 500ms or 1h, "
+                             "found '{}'",
+                             origins.at("distributed.timeout", d["timeout"]), o.timeout));
+}
+
 }  // namespace
+
+double parse_duration_seconds(const std::string& text) {
+  static const std::vector<std::pair<std::string, double>> units{{"ms", 1e-3}, {"s", 1}, {"m", 60}, {"h", 3600}};
+  double scale = 1;
+  std::string number = text;
+  for (const auto& [suffix, s] : units)
+    if (text.size() > suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0 &&
+        std::isdigit(static_cast<unsigned char>(text[text.size() - suffix.size() - 1]))) {
+      number = text.substr(0, text.size() - suffix.size());
+      scale = s;
+      break;
+    }
+  char* end = nullptr;
+  const double v = std::strtod(number.c_str(), &end);
+  if (number.empty() || *end != '\0' || !std::isfinite(v) || v <= 0) return -1;
+  return v * scale;
+}
 
 Experiment resolve_experiment(YAML::Node root, const fs::path& source, const std::vector<Override>& overrides,
                               const Registry& registry) {
@@ -353,6 +412,7 @@ Experiment resolve_experiment(YAML::Node root, const fs::path& source, const std
   }
   resolve_sweep(root, origins, e, problems);
   resolve_slurm(root, origins, e, problems);
+  resolve_distributed(root, origins, e, problems);
   problems.attempt([&] { e.llm = parse_llm_config(root["llm"], source); });
   problems.raise();
   return e;
@@ -376,7 +436,12 @@ YAML::Node Experiment::to_yaml() const {
     for (auto it = p.begin(); it != p.end(); ++it) d[it->first] = it->second;
     out["dataset"] = d;
   }
-  if (device_options.values().empty()) {
+  if (devices.size() > 0) {
+    YAML::Node list(YAML::NodeType::Sequence);
+    for (const auto& id : devices) list.push_back(id);
+    list.SetStyle(YAML::EmitterStyle::Flow);
+    out["device"] = list;
+  } else if (device_options.values().empty()) {
     out["device"] = device;
   } else {
     YAML::Node d(YAML::NodeType::Map);
@@ -400,6 +465,7 @@ YAML::Node Experiment::to_yaml() const {
   out["runs_dir"] = runs_dir;
   if (sweep.IsDefined() && !sweep.IsNull()) out["sweep"] = sweep;
   if (slurm.IsDefined() && !slurm.IsNull()) out["slurm"] = slurm;
+  if (distributed.IsDefined() && !distributed.IsNull()) out["distributed"] = distributed;
   if (llm.present) out["llm"] = llm.to_yaml();
   return out;
 }

@@ -288,6 +288,17 @@ SlurmSettings slurm_settings(const YAML::Node& block) {
   return s;
 }
 
+// The most ranks a trial of the plan asks for (`distributed.processes`): the Slurm tasks of each array
+// element, which the trial's run starts with srun.
+int ranks_per_trial(const SweepPlan& plan) {
+  int most = 1;
+  for (const auto& t : plan.trials) {
+    const YAML::Node d = YAML::Load(t.config)["distributed"];
+    if (d && d["processes"]) most = std::max(most, d["processes"].as<int>());
+  }
+  return most;
+}
+
 std::string job_script(const SweepPlan& plan, const LaunchOptions& options, const SlurmSettings& slurm, size_t tasks,
                        int parallel, const fs::path& dir, const fs::path& array_file) {
   std::string script = "#!/bin/bash\n";
@@ -296,6 +307,7 @@ std::string job_script(const SweepPlan& plan, const LaunchOptions& options, cons
   script += fmt::format("#SBATCH --output={}\n", (dir / "%A_%a.out").string());
   script += "#SBATCH --open-mode=append\n";
   script += fmt::format("#SBATCH --cpus-per-task={}\n", slurm.cpus_per_task);
+  if (const int ranks = ranks_per_trial(plan); ranks > 1) script += fmt::format("#SBATCH --ntasks={}\n", ranks);
   if (!slurm.partition.empty()) script += fmt::format("#SBATCH --partition={}\n", slurm.partition);
   if (!slurm.time.empty()) script += fmt::format("#SBATCH --time={}\n", slurm.time);
   if (!slurm.mem.empty()) script += fmt::format("#SBATCH --mem={}\n", slurm.mem);

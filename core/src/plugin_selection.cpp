@@ -58,6 +58,8 @@ void add_node(const YAML::Node& node, const char* key_of_map, std::set<std::stri
   if (!node.IsDefined() || node.IsNull()) return;
   if (node.IsScalar()) into.insert(node.Scalar());
   else if (node.IsMap() && key_of_map) add_node(node[key_of_map], nullptr, into);
+  else if (node.IsSequence())  // `device: [cpu, simaccel:0]`
+    for (const auto& element : node) add_node(element, key_of_map, into);
 }
 
 // `sweep: {params: {key: [v, ...] | expression}}`, as resolve_sweep reads it.

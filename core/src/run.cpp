@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -25,6 +26,7 @@
 #include "nexp/runtime/util.hpp"
 #include "nexp/text.hpp"
 #include "nexp/version.hpp"
+#include "run_ranks.hpp"
 #include "run_signals.hpp"
 
 namespace nexp {
@@ -51,17 +53,30 @@ std::string read_text_or_empty(const fs::path& f) {
 
 // ---------------------------------------------------------------- the context
 
+// This process's place in the run: rank 0 of 1 without `distributed:`.
+struct RankPlace {
+  std::optional<detail::RankEnv> env;
+  std::vector<std::shared_ptr<Device>> devices;  // every device the config names
+  int rank() const { return env ? env->rank : 0; }
+  // Where this rank's checkpoints go: rank 0's are the run's; the others' sit beside them.
+  fs::path checkpoints(const fs::path& folder) const {
+    return rank() == 0 ? folder / "checkpoints" : folder / "ranks" / std::to_string(rank()) / "checkpoints";
+  }
+};
+
 class RunContextImpl final : public RunContext {
  public:
   RunContextImpl(const Experiment& e, const Registry& registry, const MethodSpec& method, fs::path folder,
                  std::shared_ptr<Device> device, int threads, std::shared_ptr<spdlog::logger> log,
-                 std::optional<fs::path> checkpoint, int stop_after_checkpoints)
+                 std::optional<fs::path> checkpoint, int stop_after_checkpoints, RankPlace place = {})
       : experiment_(e), registry_(registry), method_(method), folder_(std::move(folder)), device_(std::move(device)),
         threads_(threads),
         rng_(e.seed), log_(std::move(log)), checkpoint_(std::move(checkpoint)),
-        stop_after_checkpoints_(stop_after_checkpoints), start_(std::chrono::steady_clock::now()) {
+        stop_after_checkpoints_(stop_after_checkpoints), start_(std::chrono::steady_clock::now()), place_(std::move(place)) {
     if (checkpoint_) next_checkpoint_number_ = std::stoi(checkpoint_->filename().string().substr(5)) + 1;
-    metrics_file_ = std::fopen((folder_ / "metrics.jsonl").c_str(), "ab");
+    if (place_.devices.empty()) place_.devices.push_back(device_);
+    // Rank 0 owns metrics.jsonl and the summary; the other ranks' go nowhere.
+    metrics_file_ = std::fopen(place_.rank() == 0 ? (folder_ / "metrics.jsonl").c_str() : "/dev/null", "ab");
     if (!metrics_file_)
       throw Error(fmt::format("cannot open '{}' for appending: {}", (folder_ / "metrics.jsonl").string(),
                               std::strerror(errno)));
@@ -82,6 +97,8 @@ class RunContextImpl final : public RunContext {
   }
   const std::vector<std::string>& selected_metrics() const override { return experiment_.metrics; }
   Device& device() override { return *device_; }
+  const std::vector<std::shared_ptr<Device>>& devices() override { return place_.devices; }
+  Comm& comm() override;
   int threads() const override { return threads_; }
   std::uint64_t seed() const override { return experiment_.seed; }
   std::mt19937_64& rng() override { return rng_; }
@@ -144,8 +161,24 @@ class RunContextImpl final : public RunContext {
   std::FILE* metrics_file_ = nullptr;
   std::map<std::string, double> summary_;
   std::unique_ptr<LlmSession> llm_;
+  RankPlace place_;
+  std::unique_ptr<Comm> comm_;
   std::mutex mutex_;
 };
+
+// Made on first use: a run that never calls comm() loads no c10d object (nor LibTorch, if it has none).
+Comm& RunContextImpl::comm() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (comm_) return *comm_;
+  CommSetup setup;
+  if (const auto& env = place_.env) {
+    setup.rank = env->rank, setup.size = env->size, setup.rendezvous = env->rendezvous, setup.host = env->host;
+    setup.timeout_seconds = experiment_.timeout_seconds;
+    log_->debug("rank {} of {}: rendezvous {}", setup.rank, setup.size, setup.rendezvous);
+  }
+  comm_ = require_torch_runtime().make_comm(setup);
+  return *comm_;
+}
 
 std::vector<const MetricSpec*> RunContextImpl::prediction_metrics(const std::string& prefix) const {
   std::vector<const MetricSpec*> chosen, all;
@@ -162,7 +195,7 @@ std::vector<const MetricSpec*> RunContextImpl::prediction_metrics(const std::str
 }
 
 void RunContextImpl::save_checkpoint(const std::function<void(const fs::path&)>& write) {
-  const fs::path root = folder_ / "checkpoints";
+  const fs::path root = place_.checkpoints(folder_);
   const int number = next_checkpoint_number_++;
   const fs::path tmp = root / fmt::format(".tmp-{}", number);
   const fs::path dir = root / fmt::format("ckpt-{:06}", number);
@@ -186,6 +219,7 @@ void RunContextImpl::save_checkpoint(const std::function<void(const fs::path&)>&
     write_file_atomic(tmp / "nexp_rng_std.txt", ss.str());
     if (TorchRuntime* torch = torch_runtime()) write_file_atomic(tmp / "nexp_rng_torch.bin", torch->generator_state());
   }
+  if (place_.env) comm().barrier();  // every rank has written its part before any commits
   fs::remove_all(dir);
   fs::rename(tmp, dir);
   // The commit: LATEST names the new checkpoint (an atomic rename). Then the older ones go, with any
@@ -241,6 +275,7 @@ struct RunPlan {
   fs::path folder;
   std::string id;
   bool resuming;
+  std::optional<detail::RankEnv> rank = {};  // set in a rank process of a distributed run
 };
 
 // status.json of one run, and its row in the index.
@@ -254,7 +289,7 @@ class StatusFile {
   // What identifies the run (kept from the first attempt when resuming), and this process.
   void describe(const RunPlan& plan) {
     const Experiment& e = plan.experiment;
-    if (plan.resuming) {
+    if (plan.resuming || plan.rank) {  // a rank keeps what its parent wrote
       json before = json::parse(read_text_or_empty(file()), nullptr, false);
       if (before.is_object()) doc.update(before), doc["id"] = plan.id;
     }
@@ -436,13 +471,20 @@ struct ResumePoint {
   std::map<std::string, double> summary;
 };
 
-ResumePoint resume_point(const fs::path& folder, bool resuming) {
+// The ranks of a distributed run other than 0 own no metrics.jsonl: only their checkpoints count.
+ResumePoint resume_point(const fs::path& folder, bool resuming, const RankPlace& place = {}) {
   ResumePoint point;
   if (!resuming) return point;
-  const std::string latest = read_text_or_empty(folder / "checkpoints" / "LATEST");
-  const fs::path dir = folder / "checkpoints" / latest;
+  const fs::path root = place.checkpoints(folder);
+  const std::string latest = read_text_or_empty(root / "LATEST");
+  const fs::path dir = root / latest;
+  const bool follower = place.rank() > 0;
   if (latest.empty() || !fs::exists(dir / "nexp_checkpoint.json")) {
-    std::ofstream(folder / "metrics.jsonl", std::ios::trunc);
+    if (!follower) std::ofstream(folder / "metrics.jsonl", std::ios::trunc);
+    return point;
+  }
+  if (follower) {
+    point.checkpoint = dir;
     return point;
   }
   const json meta = json::parse(read_file(dir / "nexp_checkpoint.json"), nullptr, false);
@@ -525,12 +567,60 @@ RunResult finish(const RunPlan& plan, StatusFile& status, RunContextImpl& ctx, s
   return r;
 }
 
+// The devices of this process: the config's (one, or its list), or with `device: auto` in a distributed
+// run every device of auto's backend. Rank k's list starts at device k (mod their number): with CUDA,
+// rank k computes on GPU k.
+RankPlace place_of(const RunPlan& plan) {
+  const Experiment& e = plan.experiment;
+  RankPlace place;
+  place.env = plan.rank;
+  std::shared_ptr<Device> first = resolve_device(plan.registry, e.device, e.device_options);
+  for (const auto& id : e.devices) place.devices.push_back(resolve_device(plan.registry, id, Params{}));
+  if (e.device == "auto" && plan.rank && plan.rank->size > 1) {
+    const std::string backend = first->info().backend;
+    for (const auto& listing : list_devices(plan.registry))
+      if (listing.backend == backend) place.devices = listing.devices;
+  }
+  if (place.devices.empty()) place.devices.push_back(first);
+  if (plan.rank)  // rank k starts at device k
+    std::rotate(place.devices.begin(),
+                place.devices.begin() + static_cast<long>(static_cast<size_t>(plan.rank->rank) % place.devices.size()),
+                place.devices.end());
+  return place;
+}
+
+// A rank other than 0: its own log (rank<k>.log) and checkpoints, no status; a failure goes to
+// rank<k>.error for the parent, which fails the run with it.
+RunResult execute_follower(const RunPlan& plan, detail::RunSignals& signals) {
+  const Experiment& e = plan.experiment;
+  RankPlace place = place_of(plan);
+  const int k = place.rank();
+  const int threads = thread_count(e, plan.options);
+  const ResumePoint from = resume_point(plan.folder, plan.resuming, place);
+  auto log = make_run_logger(fmt::format("{}.rank{}", e.method, k), "/dev/null");  // stderr is rank<k>.log
+  seed_torch(e.seed);
+  std::shared_ptr<Device> device = place.devices.front();
+  RunContextImpl ctx(e, plan.registry, *plan.registry.find_method(e.method), plan.folder, device, threads, log,
+                     from.checkpoint, plan.options.stop_after_checkpoints, std::move(place));
+  log->info("rank {} of {} ({} on {}, seed {})", k, plan.rank->size, e.method, device->info().id, e.seed);
+  RunResult r = run_method(ctx, plan, signals, *log);
+  r.id = plan.id;
+  r.folder = plan.folder;
+  if (r.status == RunStatus::Failed) {
+    log->error("{}", r.error);
+    detail::write_rank_error(plan.folder, k, r.error);
+  }
+  log->flush();
+  return r;
+}
+
 RunResult execute(const RunPlan& plan, StatusFile& status, detail::RunSignals& signals) {
   const Experiment& e = plan.experiment;
   status.describe(plan);
-  std::shared_ptr<Device> device = resolve_device(plan.registry, e.device, e.device_options);
+  RankPlace place = place_of(plan);
+  std::shared_ptr<Device> device = place.devices.front();
   const int threads = thread_count(e, plan.options);
-  write_meta(plan, *device, threads, status.doc["created"]);
+  if (!plan.rank) write_meta(plan, *device, threads, status.doc["created"]);  // a rank's parent wrote it
   const ResumePoint from = resume_point(plan.folder, plan.resuming);
 
   status.set(RunStatus::Running);
@@ -543,7 +633,7 @@ RunResult execute(const RunPlan& plan, StatusFile& status, detail::RunSignals& s
   arm_signals(signals, status, plan.folder, plan.id);
   seed_torch(e.seed);  // now if LibTorch is loaded, else when it is
   RunContextImpl ctx(e, plan.registry, *plan.registry.find_method(e.method), plan.folder, device, threads, log, from.checkpoint,
-                     plan.options.stop_after_checkpoints);
+                     plan.options.stop_after_checkpoints, std::move(place));
   if (from.checkpoint) {
     ctx.restore_summaries(from.summary);
     log->info("resuming {} from {}", plan.id, from.checkpoint->filename().string());
@@ -552,7 +642,54 @@ RunResult execute(const RunPlan& plan, StatusFile& status, detail::RunSignals& s
               threads == 1 ? "" : "s");
   }
   log->debug("folder {}", plan.folder.string());
-  return finish(plan, status, ctx, *log, run_method(ctx, plan, signals, *log));
+  RunResult r = finish(plan, status, ctx, *log, run_method(ctx, plan, signals, *log));
+  if (plan.rank && r.status == RunStatus::Failed) detail::write_rank_error(plan.folder, 0, r.error);
+  return r;
+}
+
+// The parent of a distributed run: the run's status around the ranks it starts and waits for. Rank 0
+// writes the summary and the final status; a failed rank's error replaces it.
+RunResult execute_parent(const RunPlan& plan, StatusFile& status, detail::RunSignals& signals) {
+  const Experiment& e = plan.experiment;
+  status.describe(plan);
+  status.doc["processes"] = e.processes;
+  std::shared_ptr<Device> device = resolve_device(plan.registry, e.device, e.device_options);
+  write_meta(plan, *device, thread_count(e, plan.options), status.doc["created"]);
+  status.set(RunStatus::Running);
+  status.doc["started"] = now_iso8601();
+  status.doc.erase("ended");
+  status.write();
+  status.index();
+  arm_signals(signals, status, plan.folder, plan.id);
+  logger().info("run {} ({} on {} ranks, seed {})", plan.id, e.method, e.processes, e.seed);
+  const auto started = std::chrono::steady_clock::now();
+  signals.enter_method();
+  const detail::RanksOutcome outcome =
+      detail::run_ranks({plan.folder, e.processes, e.timeout_seconds, plan.resuming, plan.options.nexp_command});
+  signals.leave_method();
+  const json after = json::parse(read_text_or_empty(status.file()), nullptr, false);
+  if (after.is_object()) status.doc = after;
+  RunResult r;
+  r.id = plan.id;
+  r.folder = plan.folder;
+  r.status = outcome.failed ? RunStatus::Failed : parse_run_status(status.doc.value("status", "failed")).value_or(RunStatus::Failed);
+  r.error = outcome.failed ? outcome.error : status.doc.value("error", "");
+  r.reason = outcome.failed ? "" : status.doc.value("reason", "");
+  if (r.status == RunStatus::Running)  // rank 0 ended without its final status
+    r.status = RunStatus::Failed, r.error = "rank 0 ended without writing the run's final status; see log.txt";
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (status.doc.contains("summary"))
+    for (auto& [k, v] : status.doc["summary"].items())
+      if (v.is_number()) r.summary[k] = v.get<double>();
+  status.set(r.status, r.error, r.reason);
+  status.doc["processes"] = e.processes;
+  if (!status.doc.contains("ended")) status.doc["ended"] = now_iso8601();
+  RunProcess::self().write_to(status.doc);
+  if (r.status == RunStatus::Failed)
+    std::ofstream(plan.folder / "log.txt", std::ios::app) << "error: " << r.error << "\n";
+  write_final_status(status, plan.folder, r);
+  status.index();
+  return r;
 }
 
 // Runs `plan` to a terminal state whatever escapes, with the run's signal handling in force
@@ -563,7 +700,7 @@ RunResult run_to_the_end(const RunPlan& plan, const std::function<void()>& prepa
   RunResult r;
   try {
     if (prepare) prepare();
-    r = execute(plan, status, signals);
+    r = !plan.rank && plan.experiment.processes > 1 ? execute_parent(plan, status, signals) : execute(plan, status, signals);
   } catch (...) {
     r = fail_run(plan, status, std::current_exception());
   }
@@ -581,6 +718,7 @@ RunResult run_experiment(const Experiment& e, const RunOptions& options, Registr
   return run_to_the_end({e, options, registry, folder, id, /*resuming=*/false}, [&] {
     // Remove what an earlier attempt in the same folder left (a sweep trial run again).
     fs::remove_all(folder / "checkpoints");
+    fs::remove_all(folder / "ranks");
     fs::create_directories(folder / "checkpoints");
     fs::create_directories(folder / "artifacts");
     write_file_atomic(folder / "config.yaml", e.to_yaml_text());
@@ -611,6 +749,26 @@ RunResult resume_run(const fs::path& folder, const RunOptions& options, Registry
   const std::string runs_dir = status.value("runs_dir", "");
   e.runs_dir = !runs_dir.empty() && fs::is_directory(runs_dir) ? runs_dir : folder.parent_path().parent_path().string();
   return run_to_the_end({e, options, registry, folder, id, /*resuming=*/true}, nullptr);
+}
+
+RunResult run_rank(const fs::path& folder, const RunOptions& options, Registry& registry) {
+  const auto env = detail::RankEnv::from_environment();
+  if (!env) throw ConfigError("`nexp run-rank` is started by `nexp run` for the ranks of a distributed run, not by hand");
+  Experiment e = resolve_experiment(read_yaml_file(folder / "config.yaml"), folder / "config.yaml", {}, registry);
+  const json before = json::parse(read_text_or_empty(folder / "status.json"), nullptr, false);
+  if (before.is_object() && before.contains("runs_dir")) e.runs_dir = before["runs_dir"].get<std::string>();
+  const RunPlan plan{e, options, registry, folder, folder.filename().string(), env->resuming, env};
+  if (env->rank == 0) return run_to_the_end(plan, nullptr);
+  detail::RunSignals signals(options.handle_signals);
+  try {
+    return execute_follower(plan, signals);
+  } catch (...) {
+    const Failure failure = describe_failure(std::current_exception());
+    detail::write_rank_error(folder, env->rank, failure.message);
+    RunResult r;
+    r.error = failure.message;
+    return r;
+  }
 }
 
 }  // namespace nexp

@@ -24,7 +24,7 @@ namespace detail {
 
 const std::vector<std::string>& top_level_keys() {
   static const std::vector<std::string> keys = {"experiment", "method", "params", "dataset", "device", "seed",
-                                                "metrics", "objective", "sweep", "slurm", "llm", "threads", "runs_dir"};
+                                                "metrics", "objective", "sweep", "slurm", "distributed", "llm", "threads", "runs_dir"};
   return keys;
 }
 

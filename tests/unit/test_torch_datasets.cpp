@@ -23,6 +23,8 @@ struct NoContext final : RunContext {
   Dataset& dataset() override { throw Error("no dataset"); }
   const std::vector<std::string>& selected_metrics() const override { static std::vector<std::string> v; return v; }
   Device& device() override { throw Error("no device"); }
+  const std::vector<std::shared_ptr<Device>>& devices() override { throw Error("no device"); }
+  Comm& comm() override { throw Error("no communicator"); }
   int threads() const override { return 1; }
   std::uint64_t seed() const override { return 0; }
   std::mt19937_64& rng() override { return rng_; }

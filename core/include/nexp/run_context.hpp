@@ -15,6 +15,7 @@
 #include <typeinfo>
 #include <vector>
 
+#include "nexp/comm.hpp"
 #include "nexp/config.hpp"
 #include "nexp/dataset.hpp"
 #include "nexp/device.hpp"
@@ -74,6 +75,14 @@ class NEXP_API RunContext {
   // ---- Where to run
   virtual Device& device() = 0;  // its tensors go to nexp::torch_device(ctx) (<nexp/torch.hpp>)
   virtual int threads() const = 0;  // core has already set torch's and oneTBB's pools to this
+  // Every device this rank may use; device() is the first. With `device: auto` in a distributed run,
+  // rank k's list starts at device k of auto's backend (CUDA: rank k computes on GPU k).
+  virtual const std::vector<std::shared_ptr<Device>>& devices() = 0;
+
+  // ---- Ranks (nexp/comm.hpp): the run's communicator; a world of size 1 without `distributed:`.
+  // Rank 0 owns metrics.jsonl and the summary (the other ranks' log_metrics and summary go nowhere);
+  // every rank logs (rank<k>.log) and checkpoints its own state; save_checkpoint is then collective.
+  virtual Comm& comm() = 0;
 
   // ---- Randomness: before run(), core seeds torch's default generator and rng() from seed().
   virtual std::uint64_t seed() const = 0;

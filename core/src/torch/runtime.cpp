@@ -64,6 +64,7 @@ class LibTorchRuntime final : public TorchRuntime {
   double prediction_metric(const std::string& name, const at::Tensor& probs, const at::Tensor& labels) override {
     return core_prediction_metric(name, probs, labels);
   }
+  std::unique_ptr<Comm> make_comm(const CommSetup& setup) override { return make_torch_comm(setup); }
 
  private:
   bool interop_set_ = false;

@@ -7,10 +7,14 @@
 #include <string>
 #include <vector>
 
+#include "nexp/comm.hpp"
 #include "nexp/dataset.hpp"
 #include "nexp/runtime/torch_runtime.hpp"
 
 namespace nexp {
+
+// comm.cpp
+std::unique_ptr<Comm> make_torch_comm(const CommSetup& setup);
 
 // datasets.cpp
 std::shared_ptr<Dataset> load_idx_set(const std::string& name, const std::filesystem::path& dir, const ImageOptions& s,

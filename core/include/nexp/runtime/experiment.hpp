@@ -3,7 +3,7 @@
 // registry's schemas, and resolved to typed values before anything runs.
 //
 // Top-level keys: experiment, method, params, dataset, device, seed, metrics, objective, sweep,
-// slurm, llm, threads, runs_dir. See docs in README.md ("Config").
+// slurm, distributed, llm, threads, runs_dir. See docs in README.md ("Config").
 #include <yaml-cpp/yaml.h>
 
 #include <cstdint>
@@ -33,6 +33,7 @@ struct NEXP_API Experiment {
   Params dataset_params;
   std::string device = "auto";
   Params device_options;
+  std::vector<std::string> devices;  // `device: [a, b, ...]`: every device the run may use (device is a)
   std::uint64_t seed = 0;
   std::vector<std::string> metrics;
   std::optional<Objective> objective;
@@ -40,6 +41,10 @@ struct NEXP_API Experiment {
   std::string runs_dir = "runs";
   YAML::Node sweep;  // the raw `sweep:` block (null when absent); expanded by the sweep module
   YAML::Node slurm;  // the raw `slurm:` block
+  // `distributed:` (null when absent): `processes` ranks talking through `timeout_seconds`-bounded collectives.
+  YAML::Node distributed;
+  int processes = 1;
+  double timeout_seconds = 60;
   LlmConfig llm;     // the `llm:` section: language-model endpoints (none by default)
   std::filesystem::path source;  // the config file
   // The schemas it was resolved against, which order its sections when written back.

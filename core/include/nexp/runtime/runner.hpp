@@ -33,6 +33,9 @@ struct NEXP_API RunOptions {
   bool handle_signals = true;               // SIGINT/SIGTERM/SIGUSR1 request a stop
   int threads = 0;                          // > 0: use this many threads whatever the config says
   int max_threads = 0;                      // > 0: at most this many (a sweep's share of the cores)
+  // The nexp executable and its global options (--plugin-dir ...), for the ranks of a distributed run
+  // (empty: this executable alone).
+  std::vector<std::string> nexp_command;
   // For tests of resume: request a stop right after the n-th checkpoint is committed (0: never).
   int stop_after_checkpoints = 0;
   // For tests of the stop signals: called once the final status is written and indexed, while the
@@ -61,6 +64,10 @@ NEXP_API RunResult run_experiment(const Experiment& experiment, const RunOptions
 // with the config saved in the folder.
 NEXP_API RunResult resume_run(const std::filesystem::path& folder, const RunOptions& options,
                               Registry& registry);
+
+// One rank of a distributed run whose parent prepared `folder` (`nexp run-rank`; the rank, world
+// size and rendezvous come from the environment the parent set). Rank 0 writes the run's status.
+NEXP_API RunResult run_rank(const std::filesystem::path& folder, const RunOptions& options, Registry& registry);
 
 
 }  // namespace nexp

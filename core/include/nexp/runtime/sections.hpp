@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "nexp/export.hpp"
 #include "nexp/options.hpp"
 
 namespace nexp {
@@ -29,6 +30,22 @@ struct SlurmOptions {
     o.add("max_parallel", &SlurmOptions::max_parallel, "array tasks at once; 0: --jobs").min(0);
   }
 };
+
+// `distributed:`: the run's ranks (nexp/comm.hpp). Absent: one process, as without it.
+struct DistributedOptions {
+  int processes = 1;
+  std::string backend = "gloo";
+  std::string timeout = "60s";  // of each collective (the rendezvous waits at least 2 min): 90s, 5m, 500ms, 1h
+
+  static void declare(Options<DistributedOptions>& o) {
+    o.add("processes", &DistributedOptions::processes, "ranks of the run (local processes, or Slurm tasks)").range(1, 1024);
+    o.add("backend", &DistributedOptions::backend, "collective backend: gloo (c10d's, CPU tensors; Debian's LibTorch is built without MPI, so mpi is not offered)").choices({"gloo"});
+    o.add("timeout", &DistributedOptions::timeout, "a rank that waits longer than this fails the run (e.g. 60s, 5m)");
+  }
+};
+
+// "90s", "5m", "500ms", "1h" or a plain number of seconds; -1 when `text` is none of these or not positive.
+NEXP_API double parse_duration_seconds(const std::string& text);
 
 // `sweep:` less its `params:` block (whose keys are config paths: see sweep.hpp).
 struct SweepOptions {

@@ -23,6 +23,16 @@ class Tensor;
 namespace nexp {
 
 class Dataset;
+class Comm;
+
+// How a rank finds the others (core/src/run_ranks.cpp fills it from the rank's environment).
+struct CommSetup {
+  int rank = 0;
+  int size = 1;
+  std::string rendezvous;          // "file:<path>" (a c10d FileStore) or "tcp:<host>:<port>" (rank 0 serves)
+  std::string host = "127.0.0.1";  // the address Gloo binds to on this rank
+  double timeout_seconds = 60;     // of the rendezvous and of every collective
+};
 
 // How a labelled table is split and scaled (the options of core's csv, npy and scikit-learn data sets).
 struct SplitOptions {
@@ -75,6 +85,10 @@ class NEXP_API TorchRuntime {
                                               bool classification, const SplitOptions& split) = 0;
   // accuracy, nll, ece or brier of probs [N, C] (double) against labels [N] (int64).
   virtual double prediction_metric(const std::string& name, const at::Tensor& probs, const at::Tensor& labels) = 0;
+
+  // ---- The run's communicator (nexp/comm.hpp): Gloo over c10d when setup.size > 1 (c10d's objects are
+  // made only then), else the one-process world.
+  virtual std::unique_ptr<Comm> make_comm(const CommSetup& setup) = 0;
 };
 
 // The attached runtime, or null while no LibTorch code is loaded in this process. Never loads it.
