@@ -85,7 +85,7 @@ class GlooComm final : public Comm {
     auto store = c10::make_intrusive<c10d::PrefixStore>("nexp", make_store(s, std::max(timeout, kRendezvousFloor)));
     auto options = c10d::ProcessGroupGloo::Options::create(timeout);
     options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname(s.host));
-    options->threads = 1;
+    options->threads = 2;  // c10d's default in PyTorch
     group_ = c10::make_intrusive<c10d::ProcessGroupGloo>(store, rank_, size_, options);
   }
   int rank() const override { return rank_; }
