@@ -501,7 +501,9 @@ json perceived(const std::string& task, const Item& item, const Layout& truth, c
     const auto* k = comp(truth.components[item.components[0]].id);
     return k ? kind_name(k->type) : "IMAGE";
   }
-  if (task == "alignment" || task == "overlap") {
+  if (task == "alignment" || task == "overlap") {  // relations are also misread outright, with probability noise / 2
+    if (rng.bernoulli(noise / 2))
+      return task == "alignment" ? kAlignments[rng.below(std::size(kAlignments))] : kOverlaps[rng.below(std::size(kOverlaps))];
     const auto *a = comp(item.input["a"]), *b = comp(item.input["b"]);
     if (!a || !b) return task == "alignment" ? "none" : "disjoint";
     return task == "alignment" ? alignment_relation(a->box, b->box, view) : overlap_relation(a->box, b->box);
@@ -871,6 +873,16 @@ Boxes read_boxes(const json& a, bool need_type) {
   return out;
 }
 
+bool is_label(const std::string& task, const std::string& v) {
+  auto in = [&](const auto& list) { return std::find(std::begin(list), std::end(list), v) != std::end(list); };
+  if (task == "alignment") return in(kAlignments);
+  if (task == "overlap") return in(kOverlaps);
+  if (task == "type") return v == "TEXT" || v == "IMAGE" || v == "GROUP";
+  for (const auto& f : canvas_formats())
+    if (v == f.name) return true;
+  return false;
+}
+
 void score_understanding(const std::string& task, const std::vector<Item>& items, const std::vector<json>& answers,
                          const Corpus& c, const std::vector<std::size_t>& subset, Scored& out) {
   std::vector<double> extra;
@@ -917,7 +929,7 @@ void score_understanding(const std::string& task, const std::vector<Item>& items
       v = adjusted_rand_index(t, p);
       extra.push_back(normalized_mutual_information(t, p));
     } else {  // a class label
-      const bool ok = a.is_string();
+      const bool ok = a.is_string() && is_label(task, a.get<std::string>());
       out.parse_failures += !ok;
       v = ok && a == it.target;
     }
