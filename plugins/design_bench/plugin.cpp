@@ -33,12 +33,19 @@ void register_metrics(nexp::Registrar& r) {
       {"mrr", "mean reciprocal rank of the sibling"},
       {"ndcg5", "nDCG@5 with one relevant candidate"},
       {"recall1", "share of queries whose sibling ranks first"},
-      {"recall5", "share of queries whose sibling ranks in the top 5"}};
+      {"recall5", "share of queries whose sibling ranks in the top 5"},
+      {"font_accuracy", "style_completion: share of hidden fonts named right (family, weight stripped)"},
+      {"color_accuracy", "style_completion: share of hidden colours within CIEDE2000 < 10"},
+      {"palette_adherence", "style_completion: share of answered colours within CIEDE2000 < 10 of the layout's palette"},
+      {"adherence", "colour_transfer: share of colour slots within CIEDE2000 < 10 of the target palette"},
+      {"coverage", "colour_transfer: share of the target palette's colours used"},
+      {"contrast", "colour_transfer: share of texts with WCAG contrast >= 4.5 on the new background"}};
   for (const auto& [name, help] : up) r.metric(name, Direction::Maximize, help);
   r.metric("mae", Direction::Minimize, "mean absolute error of the count");
   r.metric("alignment", Direction::Minimize, "LayoutGAN++ alignment: mean -log(1 - d), 0 when all align");
   r.metric("overlap", Direction::Minimize, "mean over elements of the summed overlap share with the others");
   r.metric("hallucination", Direction::Minimize, "share of predicted elements matching no missing one at IoU 0.5");
+  r.metric("size_error", Direction::Minimize, "style_completion: |font size error| / true size");
   r.metric("center_error", Direction::Minimize, "distance of the centres over the canvas diagonal");
 }
 

@@ -28,13 +28,15 @@ const std::vector<std::string>& task_names() {
   static const std::vector<std::string> t = {"aspect_ratio",     "count",       "type",      "detection",
                                              "layer_order",      "alignment",   "overlap",   "grouping",
                                              "intent_to_layout", "partial_completion", "insertion",
-                                             "sibling_matching", "retrieval",   "clustering"};
+                                             "sibling_matching", "retrieval",   "clustering",
+                                             "style_completion", "colour_transfer"};
   return t;
 }
 
 const std::vector<std::string>& model_names() {
   static const std::vector<std::string> m = {"oracle",   "chance",          "noisy", "font_jaccard", "palette_jaccard",
-                                             "geometry_knn", "logistic",   "grid",  "nearest_sibling", "empty_rect"};
+                                             "geometry_knn", "logistic",   "grid",  "nearest_sibling", "empty_rect",
+                                             "luminance_rank"};
   return m;
 }
 
@@ -49,7 +51,9 @@ bool model_answers(const std::string& model, const std::string& task) {
   if (model == "font_jaccard" || model == "palette_jaccard" || model == "geometry_knn" || model == "logistic")
     return is_template_task(task);
   if (model == "grid") return task == "intent_to_layout";
-  if (model == "nearest_sibling") return task == "intent_to_layout" || task == "partial_completion" || task == "insertion";
+  if (model == "nearest_sibling")
+    return task == "intent_to_layout" || task == "partial_completion" || task == "insertion" || task == "style_completion";
+  if (model == "luminance_rank") return task == "colour_transfer";
   if (model == "empty_rect") return task == "partial_completion" || task == "insertion";
   return false;
 }
@@ -60,7 +64,8 @@ std::string primary_metric(const std::string& task) {
       {"detection", "map50"},       {"layer_order", "kendall_tau"}, {"alignment", "accuracy"},
       {"overlap", "accuracy"},      {"grouping", "ari"},            {"intent_to_layout", "miou"},
       {"partial_completion", "miou"}, {"insertion", "iou"},         {"sibling_matching", "f1"},
-      {"retrieval", "mrr"},         {"clustering", "ari"}};
+      {"retrieval", "mrr"},         {"clustering", "ari"},
+      {"style_completion", "font_accuracy"}, {"colour_transfer", "adherence"}};
   return p.at(task);
 }
 
@@ -75,7 +80,9 @@ std::vector<std::string> task_metrics(const std::string& task) {
       {"insertion", {"iou", "center_error"}},
       {"sibling_matching", {"f1", "accuracy", "roc_auc"}},
       {"retrieval", {"mrr", "ndcg5", "recall1", "recall5"}},
-      {"clustering", {"ari", "nmi", "ami", "v_measure"}}};
+      {"clustering", {"ari", "nmi", "ami", "v_measure"}},
+      {"style_completion", {"font_accuracy", "color_accuracy", "size_error", "palette_adherence"}},
+      {"colour_transfer", {"adherence", "coverage", "contrast"}}};
   auto it = m.find(task);
   return it == m.end() ? std::vector<std::string>{primary_metric(task)} : it->second;
 }
@@ -457,11 +464,40 @@ std::vector<Item> template_items(const std::string& task, const Corpus& c, const
   return out;
 }
 
+// style_completion: one TEXT element's font, size and colour hidden. colour_transfer: the layout and the
+// palette of another template to recolour it with.
+std::vector<Item> style_items(const std::string& task, const Corpus& c, nexp::Random& rng) {
+  std::vector<Item> out;
+  for (int i = 0; i < static_cast<int>(c.layouts.size()); ++i) {
+    const Layout& l = c.layouts[i];
+    Item it = layout_item(c, i);
+    if (task == "style_completion") {
+      std::vector<int> texts;
+      for (int k : leaves(l))
+        if (l.components[k].type == Kind::Text && !l.components[k].font_family.empty()) texts.push_back(k);
+      if (texts.size() < 2) continue;
+      const int k = texts[rng.below(texts.size())];
+      const auto& t = l.components[k];
+      it.components = {k};
+      it.input = {{"element", t.id}, {"role", t.role}, {"box", box_json(t.box)}};
+      it.target = {{"font", t.font_family}, {"size", t.font_size}, {"color", t.color}};
+    } else {
+      const Layout& other = c.layouts[rng.below(c.layouts.size())];
+      if (other.template_id == l.template_id || palette(l).empty()) continue;
+      it.input = {{"palette", palette(other)}};
+      it.target = it.input;
+    }
+    out.push_back(std::move(it));
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<Item> make_items(const std::string& task, const Corpus& c, const TaskSettings& s, nexp::Random& rng) {
   std::vector<Item> items;
   if (is_template_task(task)) items = template_items(task, c, s, rng);
+  else if (task == "style_completion" || task == "colour_transfer") items = style_items(task, c, rng);
   else if (task == "type" || task == "alignment" || task == "overlap") items = component_items(task, c, rng);
   else items = per_layout_items(task, c, s, rng);
   require(!items.empty(), task, "no layout this task can ask about");
@@ -488,6 +524,51 @@ Box random_box(const Layout& l, nexp::Random& rng) {
   return {rng.uniform(0, l.width - w), rng.uniform(0, l.height - h), w, h};
 }
 
+std::string jitter_colour(const std::string& hex, double sd, nexp::Random& rng) {
+  if (sd <= 0) return hex;
+  const auto c = hex_to_rgb(hex);
+  int v[3];
+  for (int k = 0; k < 3; ++k) v[k] = std::clamp(static_cast<int>(std::lround(c[k] * 255 + sd * rng.normal())), 0, 255);
+  return fmt::format("#{:02x}{:02x}{:02x}", v[0], v[1], v[2]);
+}
+
+std::string random_colour(nexp::Random& rng) {
+  return fmt::format("#{:02x}{:02x}{:02x}", rng.below(256), rng.below(256), rng.below(256));
+}
+
+// The slots a recolouring fills: "background" and every component with a colour.
+std::vector<std::pair<std::string, std::string>> colour_slots(const Layout& l) {
+  std::vector<std::pair<std::string, std::string>> out = {{"background", l.background}};
+  for (const auto& c : l.components)
+    if (!c.color.empty()) out.push_back({c.id, c.color});
+  return out;
+}
+
+// Source colours by luminance rank onto the palette by luminance rank. With `legible`, the background
+// takes the palette's extreme colour that contrasts most with another, and text the colour that
+// contrasts most with it (the oracle: every colour in the palette, text as legible as it allows).
+json recolour(const Layout& l, std::vector<std::string> pal, bool legible) {
+  auto lum = [](const std::string& h) { return relative_luminance(hex_to_rgb(h)); };
+  std::sort(pal.begin(), pal.end(), [&](const auto& a, const auto& b) { return lum(a) < lum(b); });
+  auto src = palette(l);
+  std::sort(src.begin(), src.end(), [&](const auto& a, const auto& b) { return lum(a) < lum(b); });
+  std::map<std::string, std::string> map;
+  for (std::size_t r = 0; r < src.size(); ++r)
+    map[src[r]] = pal[src.size() < 2 ? 0 : std::lround(r * (pal.size() - 1.0) / (src.size() - 1.0))];
+  json colors = json::object();
+  for (const auto& [slot, colour] : colour_slots(l)) colors[slot] = colour.empty() ? pal.back() : map[colour];
+  if (legible) {
+    const std::string bg = wcag_contrast(pal.front(), pal.back()) >= 1 && lum(l.background) < 0.5 ? pal.front() : pal.back();
+    std::string text = pal.front();
+    for (const auto& p : pal)
+      if (wcag_contrast(p, bg) > wcag_contrast(text, bg)) text = p;
+    colors["background"] = bg;
+    for (const auto& c : l.components)
+      if (c.type == Kind::Text && !c.color.empty()) colors[c.id] = text;
+  }
+  return {{"colors", colors}};
+}
+
 // What a perfect (view = the truth) or imperfect (a noisy view) perception answers.
 json perceived(const std::string& task, const Item& item, const Layout& truth, const Layout& view, double noise,
                nexp::Random& rng) {
@@ -500,6 +581,17 @@ json perceived(const std::string& task, const Item& item, const Layout& truth, c
   if (task == "type") {
     const auto* k = comp(truth.components[item.components[0]].id);
     return k ? kind_name(k->type) : "IMAGE";
+  }
+  if (task == "style_completion") {
+    const auto* k = comp(truth.components[item.components[0]].id);
+    const Component& t = k && k->type == Kind::Text ? *k : truth.components[item.components[0]];
+    return {{"font", t.font_family}, {"size", t.font_size * std::exp(noise * 0.3 * rng.normal())},
+            {"color", jitter_colour(t.color, noise * 40, rng)}};
+  }
+  if (task == "colour_transfer") {
+    json a = recolour(truth, item.input["palette"].get<std::vector<std::string>>(), true);
+    for (auto& [slot, colour] : a["colors"].items()) colour = jitter_colour(colour.get<std::string>(), noise * 40, rng);
+    return a;
   }
   if (task == "alignment" || task == "overlap") {  // relations are also misread outright, with probability noise / 2
     if (rng.bernoulli(noise / 2))
@@ -542,6 +634,14 @@ json chance_answer(const std::string& task, const Item& item, const Corpus& c, n
   if (task == "type") return kind_name(static_cast<Kind>(rng.below(3)));
   if (task == "alignment") return kAlignments[rng.below(std::size(kAlignments))];
   if (task == "overlap") return kOverlaps[rng.below(std::size(kOverlaps))];
+  if (task == "style_completion")
+    return {{"font", font_pool_names()[rng.below(font_pool_names().size())] + "--400"},
+            {"size", rng.uniform(8, 200)}, {"color", random_colour(rng)}};
+  if (task == "colour_transfer") {
+    json colors = json::object();
+    for (const auto& [slot, colour] : colour_slots(l)) colors[slot] = random_colour(rng);
+    return {{"colors", colors}};
+  }
   json out = json::array();
   if (task == "detection") {
     const int n = 1 + static_cast<int>(rng.below(max_leaves(c)));
@@ -749,6 +849,30 @@ json completion_answer(const std::string& model, const std::string& task, const 
   return out;
 }
 
+// The style of the component with the same role in the most similar other layout (fonts and palette of
+// the layout as shown, the hidden element's style left out); else another text of this layout.
+json nearest_sibling_style(const Item& item, const Corpus& c) {
+  const int self = item.layouts[0];
+  Layout shown = c.layouts[self];
+  Component& hidden = shown.components[item.components[0]];
+  hidden.font_family.clear(), hidden.color.clear();
+  int best = -1;
+  double best_v = -1;
+  for (int j = 0; j < static_cast<int>(c.layouts.size()); ++j) {
+    if (j == self) continue;
+    const double v = font_jaccard(shown, c.layouts[j]) + palette_jaccard(shown, c.layouts[j]);
+    if (v > best_v) best_v = v, best = j;
+  }
+  const Component* from = nullptr;
+  if (best >= 0)
+    for (const auto& o : c.layouts[best].components)
+      if (o.type == Kind::Text && o.role == hidden.role) from = &o;
+  for (const auto& o : shown.components)
+    if (!from && o.type == Kind::Text && !o.font_family.empty()) from = &o;
+  if (!from) return {{"font", ""}, {"size", 0}, {"color", "#000000"}};
+  return {{"font", from->font_family}, {"size", from->font_size}, {"color", from->color}};
+}
+
 }  // namespace
 
 json answer(const std::string& model, const std::string& task, const Item& item, const Corpus& c,
@@ -761,6 +885,8 @@ json answer(const std::string& model, const std::string& task, const Item& item,
   if (model == "noisy") return perceived(task, item, truth, noisy_view(truth, s.noise, rng), s.noise, rng);
   if (model == "chance") return chance_answer(task, item, c, rng);
   if (model == "grid") return grid_layout(item, truth);
+  if (model == "luminance_rank") return recolour(truth, item.input["palette"].get<std::vector<std::string>>(), false);
+  if (model == "nearest_sibling" && task == "style_completion") return nearest_sibling_style(item, c);
   if (model == "nearest_sibling" && task == "intent_to_layout") return nearest_sibling_intent(item, c, truth);
   return completion_answer(model, task, item, c);
 }
@@ -1036,6 +1162,76 @@ void score_template(const std::string& task, const std::vector<Item>& items, con
 
 }  // namespace
 
+namespace {
+
+bool is_hex_colour(const json& v) {
+  if (!v.is_string()) return false;
+  const auto s = v.get<std::string>();
+  return s.size() == 7 && s[0] == '#' &&
+         std::all_of(s.begin() + 1, s.end(), [](unsigned char ch) { return std::isxdigit(ch); });
+}
+
+bool near_any(const std::string& colour, const std::vector<std::string>& pal) {
+  const Lab x = srgb_to_lab(hex_to_rgb(colour));
+  for (const auto& p : pal)
+    if (ciede2000(x, srgb_to_lab(hex_to_rgb(p))) < 10) return true;
+  return false;
+}
+
+void score_style(const std::string& task, const std::vector<Item>& items, const std::vector<json>& answers,
+                 const Corpus& c, const std::vector<std::size_t>& subset, Scored& out) {
+  std::vector<double> e1, e2, e3;
+  for (auto i : subset) {
+    const Item& it = items[i];
+    const json& a = answers[i];
+    const Layout& l = c.layouts[it.layouts[0]];
+    if (task == "style_completion") {
+      const bool ok = a.is_object() && a.contains("font") && a["font"].is_string() && a.contains("size") &&
+                      a["size"].is_number() && a.contains("color") && is_hex_colour(a["color"]);
+      out.parse_failures += !ok;
+      const auto& t = it.target;
+      const bool font = ok && font_family_name(a["font"]) == font_family_name(t["font"]);
+      const bool colour = ok && ciede2000(srgb_to_lab(hex_to_rgb(a["color"])), srgb_to_lab(hex_to_rgb(t["color"]))) < 10;
+      out.item_scores.push_back(font);
+      e1.push_back(colour);
+      e2.push_back(ok ? std::abs(a["size"].get<double>() - t["size"].get<double>()) / std::max(1.0, t["size"].get<double>()) : 1.0);
+      e3.push_back(ok && near_any(a["color"], palette(l)));
+      continue;
+    }
+    const auto pal = it.input["palette"].get<std::vector<std::string>>();
+    const bool ok = a.is_object() && a.contains("colors") && a["colors"].is_object();
+    out.parse_failures += !ok;
+    const json colors = ok ? a["colors"] : json::object();
+    auto got = [&](const std::string& slot) { return colors.contains(slot) && is_hex_colour(colors[slot]) ? colors[slot].get<std::string>() : std::string(); };
+    double adherent = 0, legible = 0, texts = 0;
+    std::vector<std::string> used;
+    const auto slots = colour_slots(l);
+    for (const auto& [slot, colour] : slots) {
+      const std::string v = got(slot);
+      if (!v.empty() && near_any(v, pal)) ++adherent, used.push_back(v);
+    }
+    for (const auto& comp : l.components)
+      if (comp.type == Kind::Text && !comp.color.empty()) {
+        ++texts;
+        const std::string v = got(comp.id), bg = got("background");
+        legible += !v.empty() && !bg.empty() && wcag_contrast(v, bg) >= 4.5;
+      }
+    double covered = 0;
+    for (const auto& p : pal) covered += near_any(p, used);
+    out.item_scores.push_back(adherent / slots.size());
+    e1.push_back(covered / pal.size());
+    e2.push_back(texts ? legible / texts : 1.0);
+  }
+  const double m = mean_of(out.item_scores);
+  if (task == "style_completion")
+    out.metrics = {{"font_accuracy", m}, {"color_accuracy", mean_of(e1)}, {"size_error", mean_of(e2)},
+                   {"palette_adherence", mean_of(e3)}};
+  else
+    out.metrics = {{"adherence", m}, {"coverage", mean_of(e1)}, {"contrast", mean_of(e2)}};
+}
+
+}  // namespace
+
 Scored score(const std::string& task, const std::vector<Item>& items, const std::vector<json>& answers,
              const Corpus& c, const std::vector<std::size_t>& subset) {
   std::vector<std::size_t> all = subset;
@@ -1045,6 +1241,7 @@ Scored score(const std::string& task, const std::vector<Item>& items, const std:
   }
   Scored out;
   if (is_template_task(task)) score_template(task, items, answers, all, out);
+  else if (task == "style_completion" || task == "colour_transfer") score_style(task, items, answers, c, all, out);
   else if (task == "intent_to_layout" || task == "partial_completion" || task == "insertion")
     score_generation(task, items, answers, c, all, out);
   else score_understanding(task, items, answers, c, all, out);

@@ -21,6 +21,9 @@
 //   sibling_matching     {"same":true,"score":0.8}                     f1 (accuracy, roc_auc)
 //   retrieval            ["layout id", ...] best first                 mrr (ndcg5, recall1, recall5)
 //   clustering           [label per layout]                            ari (nmi, ami, v_measure)
+//   style_completion     {"font":..,"size":..,"color":"#rrggbb"}       font_accuracy (color_accuracy, size_error,
+//                                                                      palette_adherence)
+//   colour_transfer      {"colors":{"background":..,"<id>":..}}        adherence (coverage, contrast: WCAG >= 4.5)
 #include <array>
 #include <map>
 #include <string>

@@ -36,6 +36,10 @@ std::string task_prompt(const std::string& task) {
                            "content)? Answer same (true or false) and a score in [0, 1]."},
       {"retrieval", "The first image is the query. Rank the candidate designs (by id) from most to least likely to "
                     "be a variant of the query's template."},
+      {"style_completion", "One text element's font, size and colour were hidden. Give its font family "
+                           "(e.g. \"Montserrat--700\"), font size in canvas px and colour as #rrggbb."},
+      {"colour_transfer", "Recolour this design with the given palette: give a #rrggbb colour for the background "
+                          "and for each listed component id, keeping the text legible."},
       {"clustering", "Group these designs into the given number of templates: give one integer label per design, in "
                      "the order shown."}};
   return p.at(task);
@@ -59,6 +63,11 @@ json answer_schema(const std::string& task) {
   else if (task == "sibling_matching")
     a = {{"type", "object"}, {"properties", {{"same", {{"type", "boolean"}}}, {"score", {{"type", "number"}}}}}, {"required", {"same"}}};
   else if (task == "clustering") a = {{"type", "array"}, {"items", {{"type", "integer"}}}};
+  else if (task == "style_completion")
+    a = {{"type", "object"}, {"properties", {{"font", str}, {"size", {{"type", "number"}}}, {"color", str}}},
+         {"required", {"font", "size", "color"}}};
+  else if (task == "colour_transfer")
+    a = {{"type", "object"}, {"properties", {{"colors", {{"type", "object"}, {"additionalProperties", str}}}}}, {"required", {"colors"}}};
   else a = str;
   return {{"type", "object"}, {"properties", {{"answer", a}}}, {"required", {"answer"}}};
 }
@@ -85,6 +94,12 @@ json VlmModel::answer(const std::string& task, const Item& item, const Corpus& c
   const Layout& first = c.layouts[item.layouts[0]];
   about["canvas"] = {{"width", first.width}, {"height", first.height}};
   if (task == "type") about["box"] = item.input["box"];
+  if (task == "colour_transfer") {
+    json slots = json::array({"background"});
+    for (const auto& comp : first.components)
+      if (!comp.color.empty()) slots.push_back(comp.id);
+    about["components"] = slots;
+  }
   if (task == "layer_order" || task == "grouping") {
     json listed = json::array();
     for (int k : leaves(first)) listed.push_back(first.components[k].id);
