@@ -18,7 +18,9 @@
 // dJ_c/dr = dJ_c/du, dJ_c/dlam = -c . dJ_c/du, dJ_c/dc = d_pi - lam dJ_c/du. `naive` drops the second
 // term of (11). With the inner loop not converged (N finite) the formulas are evaluated at the inner
 // iterate.
+#include <filesystem>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -63,6 +65,7 @@ struct LearnerConfig {
   int outer_steps = 200, queries_per_step = 8, inner_steps = 20;  // inner_steps 0: solved to convergence
   double alpha = 0.01, lr = 0.05, lam_lr = 0.5;
   bool adam = true;
+  bool replay = false;  // the upper objective on every query labelled so far, not only the fresh ones
   LabelModel labels;
   int segment_min = 10, segment_max = 20;
   double mix_learner = 0.4, mix_expert = 0.3, mix_random = 0.3;
@@ -76,6 +79,38 @@ struct LearnerResult {
   double pref_accuracy_better = 0, pref_accuracy_safer = 0, cost_auc = 0;
   double queries = 0, hypergrad_sq_avg = 0, lam = 0;
   Params x;
+};
+
+// Adam (Kingma and Ba 2015) on one parameter vector.
+struct Adam {
+  VectorXd m, v;
+  int t = 0;
+  void step(VectorXd& x, const VectorXd& g, double lr);
+};
+
+// The double loop as a resumable object: step() runs one outer iteration (N inner steps, fresh queries
+// from the stream ("queries", k), one outer step); save()/load() write and read the whole state, so
+// that a run stopped after k steps and loaded into a fresh Trainer continues bit for bit.
+class Trainer {
+ public:
+  Trainer(const Grid& g, const LearnerConfig& cfg, std::uint64_t seed);
+  std::map<std::string, double> step();  // upper_loss, lam, hypergrad_sq of this step
+  int steps_done() const { return k_; }
+  LearnerResult finish() const;  // the learned (r, c) deployed at d, and the metrics
+  void save(const std::filesystem::path& file) const;
+  void load(const std::filesystem::path& file);  // nexp::DataError for a foreign or truncated file
+
+ private:
+  const Grid& g_;
+  LearnerConfig cfg_;
+  std::uint64_t seed_;
+  double d_;
+  Params x_;
+  MatrixXd Q_, pi_;
+  double lam_ = 0, sq_sum_ = 0;
+  int k_ = 0;
+  Adam adam_th_, adam_ph_;
+  std::vector<Query> heldout_, seen_;  // seen_: the replayed pairs, or two-stage's offline set
 };
 
 // Trains on `grid` with streams derived from `seed`; `step_log` (may be empty) gets (step, values).

@@ -16,6 +16,9 @@ void TrainOptions::declare(nexp::Options<TrainOptions>& o) {
   o.add("lr", &TrainOptions::lr, "outer step size").range(1e-8, 100);
   o.add("lam_lr", &TrainOptions::lam_lr, "dual ascent step on lam").range(1e-6, 100);
   o.add("optimizer", &TrainOptions::optimizer, "outer optimiser").choices({"adam", "sgd"});
+  o.add("replay", &TrainOptions::replay,
+        "the upper objective on every pair labelled so far (PbRL's growing preference set); false: on the fresh "
+        "pairs of the step alone (a stochastic gradient, as the rate study needs)");
   o.add("hypergradient", &TrainOptions::hypergradient,
         "implicit: through lam*(th, ph) by implicit differentiation; naive: lam held fixed")
       .choices({"implicit", "naive"});
@@ -35,6 +38,9 @@ void TrainOptions::declare(nexp::Options<TrainOptions>& o) {
   o.add("track_hypergradient", &TrainOptions::track_hypergradient,
         "compute the held-out objective's hypergradient at every iterate (hypergrad_sq_avg)");
   o.add("transfer", &TrainOptions::transfer, "also re-solve with the learned R, C at d/2 and 2d");
+  o.add("checkpoint_every", &TrainOptions::checkpoint_every,
+        "outer steps between checkpoints of a single run (0: only when stopped); `nexp run --resume` continues")
+      .range(0, 1000000);
 }
 
 LearnerConfig TrainOptions::config(Mode mode) const {
@@ -47,7 +53,7 @@ LearnerConfig TrainOptions::config(Mode mode) const {
   c.mode = mode;
   c.implicit = hypergradient == "implicit";
   c.outer_steps = outer_steps, c.queries_per_step = queries_per_step, c.inner_steps = inner_steps;
-  c.alpha = alpha, c.lr = lr, c.lam_lr = lam_lr, c.adam = optimizer == "adam";
+  c.alpha = alpha, c.lr = lr, c.lam_lr = lam_lr, c.adam = optimizer == "adam", c.replay = replay;
   c.labels.beta = beta, c.labels.tau = unsafe_threshold, c.labels.utility = better_label == Labels::Utility;
   c.labels.noise_free = noise_free;
   c.segment_min = segment_min, c.segment_max = segment_max;
@@ -97,12 +103,21 @@ void run_mode(nexp::RunContext& ctx, Mode mode) {
   const auto& g = ctx.dataset_as<Grid>();
   const auto o = ctx.options<TrainOptions>();
   const LearnerConfig cfg = o.config(mode);
+  Trainer trainer(g, cfg, ctx.seed());
+  if (auto dir = ctx.checkpoint()) trainer.load(*dir / "trainer.bin");  // every stream is keyed by seed and step
   auto bar = ctx.progress(cfg.outer_steps, "outer steps");
-  const LearnerResult r = train(g, cfg, ctx.seed(), [&](int step, const std::map<std::string, double>& v) {
-    ctx.log_metrics(step, v);
-    bar.set(step);
-  });
-  report(ctx, result_metrics(g, r, cfg, o.transfer));
+  bar.set(trainer.steps_done());
+  const int every = std::max(1, cfg.outer_steps / 20);
+  auto save = [&] { ctx.save_checkpoint([&](const std::filesystem::path& dir) { trainer.save(dir / "trainer.bin"); }); };
+  while (trainer.steps_done() < cfg.outer_steps) {
+    if (ctx.stop_requested()) return save();
+    const auto values = trainer.step();
+    const int k = trainer.steps_done();
+    if (k % every == 0 || k == cfg.outer_steps) ctx.log_metrics(k, values);
+    if (o.checkpoint_every > 0 && k % o.checkpoint_every == 0 && k < cfg.outer_steps) save();
+    bar.set(k);
+  }
+  report(ctx, result_metrics(g, trainer.finish(), cfg, o.transfer));
 }
 
 }  // namespace

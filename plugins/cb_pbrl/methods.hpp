@@ -29,6 +29,7 @@ struct TrainOptions {
   double lr = 0.05;
   double lam_lr = 0.5;
   std::string optimizer = "adam";
+  bool replay = true;
   std::string hypergradient = "implicit";
   Labels better_label = Labels::Utility;
   double beta = 10;
@@ -39,6 +40,7 @@ struct TrainOptions {
   int heldout = 500;
   bool track_hypergradient = true;
   bool transfer = true;
+  int checkpoint_every = 50;
   static void declare(nexp::Options<TrainOptions>& o);
   LearnerConfig config(Mode mode) const;  // throws nexp::ConfigError on inconsistent values
 };

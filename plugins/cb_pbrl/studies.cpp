@@ -162,6 +162,7 @@ void run_rate(nexp::RunContext& ctx) {
   const auto o = ctx.options<RateOptions>();
   LearnerConfig base = o.config(Mode::Bilevel);
   base.adam = false;
+  base.replay = false;  // fresh queries: each step's hypergradient is a stochastic one
   base.track_heldout_gradient = true;
   const auto g = make_grid_for_seed(o.grid, ctx.seed());
   ctx.log().info("{}", g->describe());
