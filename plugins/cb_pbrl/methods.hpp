@@ -64,6 +64,8 @@ struct RateOptions : TrainOptions {
   static void declare(nexp::Options<RateOptions>& o);
 };
 
+// The dataset factory of cb_pbrl.grid: the world of the run's seed, described in the log.
+std::shared_ptr<nexp::Dataset> make_grid(const GridOptions& o, nexp::RunContext& ctx);
 std::vector<std::string> run_metrics();
 void run_train(nexp::RunContext& ctx);
 void run_safe_rlhf(nexp::RunContext& ctx);
