@@ -62,7 +62,7 @@ enum class Mode { Bilevel, SafeRlhf, Unconstrained, TwoStage };
 struct LearnerConfig {
   Mode mode = Mode::Bilevel;
   bool implicit = true;
-  int outer_steps = 200, queries_per_step = 8, inner_steps = 20;  // inner_steps 0: solved to convergence
+  int outer_steps = 200, queries_per_step = 8, inner_steps = 0;  // inner_steps 0: solved to convergence
   double alpha = 0.01, lr = 0.05, lam_lr = 0.5;
   bool adam = true;
   bool replay = false;  // the upper objective on every query labelled so far, not only the fresh ones

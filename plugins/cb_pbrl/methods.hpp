@@ -24,7 +24,7 @@ enum class Labels { Utility, Reward };
 struct TrainOptions {
   int outer_steps = 200;
   int queries_per_step = 8;
-  int inner_steps = 20;
+  int inner_steps = 0;
   double alpha = 0.01;
   double lr = 0.05;
   double lam_lr = 0.5;
