@@ -1,3 +1,6 @@
+// cb_pbrl's nexp side: reward, cost and a safe policy learned jointly from an expert's preferences as a
+// constrained bi-level problem (CB-PbRL). Options, the run functions of the methods (with checkpoints),
+// the dataset factory, and the plugin's registration; the studies are in studies.cpp.
 #include "methods.hpp"
 
 #include <fmt/format.h>
@@ -145,9 +148,8 @@ void run_oracle(nexp::RunContext& ctx) {
 
 }  // namespace cb_pbrl
 
-// The plugin: cb_pbrl: reward, cost and a safe policy learned jointly from an expert's preferences as a constrained
-// bi-level problem (CB-PbRL). Registers the gridworld CMDPs, the method, its baselines and the studies;
-// their options are declared in world.hpp and methods.hpp.
+// ---- The plugin: registers the gridworld CMDPs, the method, its baselines and the studies (their
+// options are declared in world.hpp and methods.hpp).
 namespace {
 
 using nexp::Direction;
