@@ -6,8 +6,9 @@
 // state (`mask`). Bi-level problem (a reading of the abstract; README "formulation"):
 //   min_x F(x, lam*(x))                       upper level: (10) of preferences.hpp on the queries
 //   (pi*, lam*)(x) = saddle point of max_pi min_{lam>=0} J_{r_th}(pi) + alpha H(pi) - lam (J_{c_ph}(pi) - d)
-// Inner loop (N steps, warm-started): one soft backup (2), the softmax (3), one dual step (4).
-// Outer step: fresh queries from the learner's pi, the expert and random policies, then
+// Inner loop, warm-started: N > 0 steps of one soft backup (2), the softmax (3), one dual step (4);
+// N = 0: solved to convergence (solve_lower). Outer step: fresh queries from the learner's pi, the
+// expert and random policies; F on every pair labelled so far (`replay`) or on the fresh ones; then
 //   grad F = dF/dx + dF/dlam * dlam*/dx                                                          (11)
 // where, when the constraint is active (lam* > 0), implicit differentiation of J_c(pi*(x, lam), c) = d:
 //   dlam*/dx = -(dJ_c/dx) / (dJ_c/dlam)                                                             (12)
@@ -65,7 +66,7 @@ struct LearnerConfig {
   int outer_steps = 200, queries_per_step = 8, inner_steps = 0;  // inner_steps 0: solved to convergence
   double alpha = 0.01, lr = 0.05, lam_lr = 0.5;
   bool adam = true;
-  bool replay = false;  // the upper objective on every query labelled so far, not only the fresh ones
+  bool replay = true;  // the upper objective on every query labelled so far, not only the fresh ones
   LabelModel labels;
   int segment_min = 10, segment_max = 20;
   double mix_learner = 0.4, mix_expert = 0.3, mix_random = 0.3;
