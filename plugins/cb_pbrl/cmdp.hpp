@@ -19,7 +19,8 @@
 //                                       sum_{s,a} x(s,a) c(s) <= d,  x >= 0                          (5)
 // with pi(a|s) = x(s,a) / sum_b x(s,b); and the same value by strong duality as
 //   min_{lam >= 0} g(lam),  g(lam) = max_pi J_{r - lam c}(pi) + lam d  (convex, piecewise linear)      (6)
-#include <Eigen/Dense>
+#include <Eigen/Core>
+#include <Eigen/LU>
 
 #include <string>
 #include <vector>

@@ -1,8 +1,12 @@
 #include "learner.hpp"
 
+#include <fmt/format.h>
+
 #include <cmath>
+#include <fstream>
 #include <limits>
 
+#include <nexp/error.hpp>
 #include <nexp/stats.hpp>
 
 namespace cb_pbrl {
@@ -12,21 +16,16 @@ namespace {
 double sigmoid(double z) { return z >= 0 ? 1 / (1 + std::exp(-z)) : std::exp(z) / (1 + std::exp(z)); }
 double softplus(double z) { return z > 0 ? z + std::log1p(std::exp(-z)) : std::log1p(std::exp(z)); }
 
-// Adam (Kingma and Ba 2015) on one parameter vector.
-struct Adam {
-  VectorXd m, v;
-  int t = 0;
-  void step(VectorXd& x, const VectorXd& g, double lr) {
-    if (m.size() != x.size()) m = v = VectorXd::Zero(x.size());
-    ++t;
-    m = 0.9 * m + 0.1 * g;
-    v = 0.999 * v + 0.001 * g.cwiseProduct(g);
-    const double c1 = 1 - std::pow(0.9, t), c2 = 1 - std::pow(0.999, t);
-    x.array() -= lr * (m.array() / c1) / ((v.array() / c2).sqrt() + 1e-8);
-  }
-};
-
 }  // namespace
+
+void Adam::step(VectorXd& x, const VectorXd& g, double lr) {
+  if (m.size() != x.size()) m = v = VectorXd::Zero(x.size());
+  ++t;
+  m = 0.9 * m + 0.1 * g;
+  v = 0.999 * v + 0.001 * g.cwiseProduct(g);
+  const double c1 = 1 - std::pow(0.9, t), c2 = 1 - std::pow(0.999, t);
+  x.array() -= lr * (m.array() / c1) / ((v.array() / c2).sqrt() + 1e-8);
+}
 
 VectorXd Params::c() const {
   VectorXd out(ph.size());
@@ -128,73 +127,164 @@ Coupling coupling_of(Mode mode) {
 
 }  // namespace
 
-LearnerResult train(const Grid& g, const LearnerConfig& cfg, std::uint64_t seed, const StepLog& step_log) {
+Trainer::Trainer(const Grid& g, const LearnerConfig& cfg, std::uint64_t seed)
+    : g_(g), cfg_(cfg), seed_(seed), d_(cfg.budget_scale * g.budget) {
   const Cmdp& m = g.m;
-  const double d = cfg.budget_scale * g.budget;
-  const Coupling coupling = coupling_of(cfg.mode);
-  const bool constrained = cfg.mode != Mode::Unconstrained;
-  Params x;
-  x.mask = VectorXd::Ones(m.S);
-  x.mask(g.absorbing()) = 0;
-  x.th = VectorXd::Zero(m.S);
-  x.ph = VectorXd::Constant(m.S, -4.0);  // c = softplus(-4) = 0.018: every cell starts nearly free
-  auto rng = nexp::Random::stream(seed, "queries");
-  auto held_rng = nexp::Random::stream(seed, "heldout");
-  const MatrixXd& expert = g.expert.pi;
+  x_.mask = VectorXd::Ones(m.S);
+  x_.mask(g.absorbing()) = 0;
+  x_.th = VectorXd::Zero(m.S);
+  x_.ph = VectorXd::Constant(m.S, -4.0);  // c = softplus(-4) = 0.018: every cell starts nearly free
   LabelModel held_labels = cfg.labels;
   held_labels.soft = true, held_labels.noise_free = false;
-  const std::vector<Query> heldout = sample_queries(m, {{&expert, 1}, {nullptr, 1}}, cfg.heldout, g.horizon,
-                                                    cfg.segment_min, cfg.segment_max, g.expert_lam, held_labels, held_rng);
-  MatrixXd Q = MatrixXd::Zero(m.S, m.A), pi = MatrixXd::Constant(m.S, m.A, 1.0 / m.A);
-  double lam = 0, sq_sum = 0;
-  std::vector<Query> offline;
-  if (cfg.mode == Mode::TwoStage)
-    offline = sample_queries(m, {{&expert, 1}, {nullptr, 1}}, cfg.outer_steps * cfg.queries_per_step, g.horizon,
-                             cfg.segment_min, cfg.segment_max, g.expert_lam, cfg.labels, rng);
-  Adam adam_th, adam_ph;
-  const int every = std::max(1, cfg.outer_steps / 20);
-  for (int k = 0; k < cfg.outer_steps; ++k) {
-    std::vector<Query> fresh;
-    if (cfg.mode != Mode::TwoStage) {
-      inner_loop(m, x, cfg, constrained, d, Q, pi, lam);
-      fresh = sample_queries(m, {{&pi, cfg.mix_learner}, {&expert, cfg.mix_expert}, {nullptr, cfg.mix_random}},
-                             cfg.queries_per_step, g.horizon, cfg.segment_min, cfg.segment_max, g.expert_lam,
-                             cfg.labels, rng);
-    }
-    const auto& batch = cfg.mode == Mode::TwoStage ? offline : fresh;
-    const bool implicit = cfg.implicit && cfg.mode == Mode::Bilevel;
-    const HyperGradient hg = hypergradient(m, x, pi, lam, batch, coupling, cfg.labels, cfg.alpha, implicit);
-    if (cfg.track_heldout_gradient) {
-      const HyperGradient h = hypergradient(m, x, pi, lam, heldout, coupling, cfg.labels, cfg.alpha, implicit);
-      sq_sum += h.dth.squaredNorm() + h.dph.squaredNorm();
-    }
-    if (cfg.adam) {
-      adam_th.step(x.th, hg.dth, cfg.lr);
-      adam_ph.step(x.ph, hg.dph, cfg.lr);
-    } else {
-      x.th -= cfg.lr * hg.dth;
-      x.ph -= cfg.lr * hg.dph;
-    }
-    if (step_log && ((k + 1) % every == 0 || k + 1 == cfg.outer_steps))
-      step_log(k + 1, {{"upper_loss", hg.F}, {"lam", lam}, {"hypergrad_sq", hg.dth.squaredNorm() + hg.dph.squaredNorm()}});
+  auto held_rng = nexp::Random::stream(seed, "heldout");
+  heldout_ = sample_queries(m, {{&g.expert.pi, 1}, {nullptr, 1}}, cfg.heldout, g.horizon, cfg.segment_min,
+                            cfg.segment_max, g.expert_lam, held_labels, held_rng);
+  Q_ = MatrixXd::Zero(m.S, m.A);
+  pi_ = MatrixXd::Constant(m.S, m.A, 1.0 / m.A);
+  if (cfg.mode == Mode::TwoStage) {
+    auto rng = nexp::Random::stream(seed, "offline");
+    seen_ = sample_queries(m, {{&g.expert.pi, 1}, {nullptr, 1}}, cfg.outer_steps * cfg.queries_per_step, g.horizon,
+                           cfg.segment_min, cfg.segment_max, g.expert_lam, cfg.labels, rng);
   }
+}
+
+std::map<std::string, double> Trainer::step() {
+  const Cmdp& m = g_.m;
+  const Coupling coupling = coupling_of(cfg_.mode);
+  const bool constrained = cfg_.mode != Mode::Unconstrained;
+  std::vector<Query> fresh;
+  if (cfg_.mode != Mode::TwoStage) {
+    inner_loop(m, x_, cfg_, constrained, d_, Q_, pi_, lam_);
+    auto rng = nexp::Random::stream(seed_, "queries", static_cast<std::uint64_t>(k_));  // resumable: one per step
+    fresh = sample_queries(m, {{&pi_, cfg_.mix_learner}, {&g_.expert.pi, cfg_.mix_expert}, {nullptr, cfg_.mix_random}},
+                           cfg_.queries_per_step, g_.horizon, cfg_.segment_min, cfg_.segment_max, g_.expert_lam,
+                           cfg_.labels, rng);
+    if (cfg_.replay) seen_.insert(seen_.end(), fresh.begin(), fresh.end());
+  }
+  const auto& batch = cfg_.mode == Mode::TwoStage || cfg_.replay ? seen_ : fresh;
+  const bool implicit = cfg_.implicit && cfg_.mode == Mode::Bilevel;
+  const HyperGradient hg = hypergradient(m, x_, pi_, lam_, batch, coupling, cfg_.labels, cfg_.alpha, implicit);
+  if (cfg_.track_heldout_gradient) {
+    const HyperGradient h = hypergradient(m, x_, pi_, lam_, heldout_, coupling, cfg_.labels, cfg_.alpha, implicit);
+    sq_sum_ += h.dth.squaredNorm() + h.dph.squaredNorm();
+  }
+  if (cfg_.adam) {
+    adam_th_.step(x_.th, hg.dth, cfg_.lr);
+    adam_ph_.step(x_.ph, hg.dph, cfg_.lr);
+  } else {
+    x_.th -= cfg_.lr * hg.dth;
+    x_.ph -= cfg_.lr * hg.dph;
+  }
+  ++k_;
+  return {{"upper_loss", hg.F}, {"lam", lam_}, {"hypergrad_sq", hg.dth.squaredNorm() + hg.dph.squaredNorm()}};
+}
+
+LearnerResult Trainer::finish() const {
+  const Cmdp& m = g_.m;
+  const Coupling coupling = coupling_of(cfg_.mode);
   LearnerResult out;
-  out.x = x;
-  const Deployment dep = deploy(g, x, d, cfg.alpha, constrained);
+  out.x = x_;
+  const Deployment dep = deploy(g_, x_, d_, cfg_.alpha, cfg_.mode != Mode::Unconstrained);
   out.normalized_return = dep.normalized_return, out.ret = dep.ret, out.cost = dep.cost;
-  out.violation = dep.violation, out.lam = dep.lam, out.budget = d;
-  LabelModel truth = cfg.labels;
+  out.violation = dep.violation, out.lam = dep.lam, out.budget = d_;
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  out.pref_accuracy_better = better_accuracy(heldout, m.r, m.c, g.expert_lam, truth.utility, x.r(), x.c(),
+  out.pref_accuracy_better = better_accuracy(heldout_, m.r, m.c, g_.expert_lam, cfg_.labels.utility, x_.r(), x_.c(),
                                              coupling == Coupling::Lagrangian ? dep.lam : 0.0);
-  out.pref_accuracy_safer = coupling == Coupling::RewardOnly ? nan : safer_accuracy(heldout, m.c, x.c());
+  out.pref_accuracy_safer = coupling == Coupling::RewardOnly ? nan : safer_accuracy(heldout_, m.c, x_.c());
   std::vector<double> scores;
-  for (int s = 0; s < g.rows * g.cols; ++s)
-    if (g.cells[s] != '#') scores.push_back(x.c()(s));
-  out.cost_auc = coupling == Coupling::RewardOnly ? nan : nexp::stats::roc_auc(scores, g.hazard_labels());
-  out.queries = cfg.outer_steps * cfg.queries_per_step;
-  out.hypergrad_sq_avg = cfg.track_heldout_gradient ? sq_sum / cfg.outer_steps : nan;
+  for (int s = 0; s < g_.rows * g_.cols; ++s)
+    if (g_.cells[s] != '#') scores.push_back(x_.c()(s));
+  out.cost_auc = coupling == Coupling::RewardOnly ? nan : nexp::stats::roc_auc(scores, g_.hazard_labels());
+  out.queries = static_cast<double>(k_) * cfg_.queries_per_step;
+  out.hypergrad_sq_avg = cfg_.track_heldout_gradient && k_ > 0 ? sq_sum_ / k_ : nan;
   return out;
+}
+
+// The checkpoint: one little-endian binary file of the loop's state (the held-out set, the two-stage
+// offline set and the query streams are functions of the seed and the step, so they are not stored).
+namespace {
+
+constexpr std::uint64_t kMagic = 0x6362706272'6c0001ull;  // "cbpbrl", version 1
+
+struct Writer {
+  std::ofstream out;
+  void u64(std::uint64_t v) { out.write(reinterpret_cast<const char*>(&v), sizeof v); }
+  void f64(double v) { out.write(reinterpret_cast<const char*>(&v), sizeof v); }
+  void mat(const MatrixXd& a) {
+    u64(static_cast<std::uint64_t>(a.rows())), u64(static_cast<std::uint64_t>(a.cols()));
+    out.write(reinterpret_cast<const char*>(a.data()), static_cast<std::streamsize>(sizeof(double) * a.size()));
+  }
+};
+
+struct Reader {
+  std::ifstream in;
+  std::string origin;
+  void raw(void* p, std::size_t n) {
+    in.read(static_cast<char*>(p), static_cast<std::streamsize>(n));
+    if (!in) throw nexp::DataError(fmt::format("{}: truncated checkpoint; expected more state, found end of file", origin));
+  }
+  std::uint64_t u64() { std::uint64_t v; raw(&v, sizeof v); return v; }
+  double f64() { double v; raw(&v, sizeof v); return v; }
+  MatrixXd mat() {
+    const auto r = u64(), c = u64();
+    if (r > 1u << 24 || c > 1u << 24) throw nexp::DataError(fmt::format("{}: corrupt checkpoint (a {}x{} matrix)", origin, r, c));
+    MatrixXd a(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(c));
+    raw(a.data(), sizeof(double) * a.size());
+    return a;
+  }
+};
+
+}  // namespace
+
+void Trainer::save(const std::filesystem::path& file) const {
+  Writer w{std::ofstream(file, std::ios::binary)};
+  w.u64(kMagic);
+  w.u64(static_cast<std::uint64_t>(k_));
+  w.f64(lam_), w.f64(sq_sum_);
+  w.mat(x_.th), w.mat(x_.ph), w.mat(Q_), w.mat(pi_);
+  for (const Adam* a : {&adam_th_, &adam_ph_}) w.u64(static_cast<std::uint64_t>(a->t)), w.mat(a->m), w.mat(a->v);
+  const bool stored = cfg_.mode != Mode::TwoStage;  // the offline set is rebuilt from the seed
+  w.u64(stored ? seen_.size() : 0);
+  if (stored)
+    for (const auto& q : seen_) {
+      w.mat(q.n1), w.mat(q.n2);
+      for (double v : {q.better, q.safer, q.unsafe1, q.unsafe2}) w.f64(v);
+    }
+  if (!w.out) throw nexp::Error(fmt::format("cannot write the checkpoint {}", file.string()));
+}
+
+void Trainer::load(const std::filesystem::path& file) {
+  Reader r{std::ifstream(file, std::ios::binary), file.string()};
+  if (!r.in) throw nexp::DataError(fmt::format("{}: cannot read the checkpoint", file.string()));
+  if (r.u64() != kMagic) throw nexp::DataError(fmt::format("{}: not a cb_pbrl checkpoint (version 1)", file.string()));
+  k_ = static_cast<int>(r.u64());
+  lam_ = r.f64(), sq_sum_ = r.f64();
+  x_.th = r.mat(), x_.ph = r.mat(), Q_ = r.mat(), pi_ = r.mat();
+  for (Adam* a : {&adam_th_, &adam_ph_}) {
+    a->t = static_cast<int>(r.u64());
+    a->m = r.mat(), a->v = r.mat();
+  }
+  if (const auto n = r.u64(); n > 0) {  // 0 for two-stage, whose offline set the constructor rebuilt
+    seen_.assign(static_cast<std::size_t>(n), {});
+    for (auto& q : seen_) {
+      q.n1 = r.mat(), q.n2 = r.mat();
+      q.better = r.f64(), q.safer = r.f64(), q.unsafe1 = r.f64(), q.unsafe2 = r.f64();
+    }
+  }
+  if (x_.th.size() != g_.m.S || Q_.rows() != g_.m.S)
+    throw nexp::DataError(fmt::format("{}: the checkpoint is for a world of {} states, this one has {}", file.string(),
+                                      x_.th.size(), g_.m.S));
+}
+
+LearnerResult train(const Grid& g, const LearnerConfig& cfg, std::uint64_t seed, const StepLog& step_log) {
+  Trainer t(g, cfg, seed);
+  const int every = std::max(1, cfg.outer_steps / 20);
+  while (t.steps_done() < cfg.outer_steps) {
+    const auto values = t.step();
+    const int k = t.steps_done();
+    if (step_log && (k % every == 0 || k == cfg.outer_steps)) step_log(k, values);
+  }
+  return t.finish();
 }
 
 }  // namespace cb_pbrl

@@ -5,7 +5,7 @@
 // Phase 1 minimises the sum of one artificial variable per row (rows with b < 0 are negated first);
 // phase 2 optimises c from the feasible basis. Sized for the occupancy LPs of this plugin (a few hundred
 // variables); O(rows x columns) per pivot.
-#include <Eigen/Dense>
+#include <Eigen/Core>
 
 namespace cb_pbrl {
 

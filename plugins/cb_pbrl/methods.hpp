@@ -24,11 +24,12 @@ enum class Labels { Utility, Reward };
 struct TrainOptions {
   int outer_steps = 200;
   int queries_per_step = 8;
-  int inner_steps = 20;
+  int inner_steps = 0;
   double alpha = 0.01;
   double lr = 0.05;
   double lam_lr = 0.5;
   std::string optimizer = "adam";
+  bool replay = true;
   std::string hypergradient = "implicit";
   Labels better_label = Labels::Utility;
   double beta = 10;
@@ -39,6 +40,7 @@ struct TrainOptions {
   int heldout = 500;
   bool track_hypergradient = true;
   bool transfer = true;
+  int checkpoint_every = 50;
   static void declare(nexp::Options<TrainOptions>& o);
   LearnerConfig config(Mode mode) const;  // throws nexp::ConfigError on inconsistent values
 };
@@ -62,6 +64,8 @@ struct RateOptions : TrainOptions {
   static void declare(nexp::Options<RateOptions>& o);
 };
 
+// The dataset factory of cb_pbrl.grid: the world of the run's seed, described in the log.
+std::shared_ptr<nexp::Dataset> make_grid(const GridOptions& o, nexp::RunContext& ctx);
 std::vector<std::string> run_metrics();
 void run_train(nexp::RunContext& ctx);
 void run_safe_rlhf(nexp::RunContext& ctx);

@@ -249,12 +249,6 @@ std::shared_ptr<Grid> make(const GridOptions& o, std::uint64_t seed) {
 
 }  // namespace
 
-std::shared_ptr<nexp::Dataset> make_grid(const GridOptions& o, nexp::RunContext& ctx) {
-  auto g = make(o, ctx.seed());
-  ctx.log().info("{}", g->describe());
-  return g;
-}
-
 std::shared_ptr<Grid> make_grid_for_seed(const GridOptions& o, std::uint64_t seed) { return make(o, seed); }
 
 }  // namespace cb_pbrl

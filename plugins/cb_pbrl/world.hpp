@@ -17,7 +17,9 @@
 #include <string>
 #include <vector>
 
-#include <nexp/nexp.hpp>
+#include <nexp/dataset.hpp>
+#include <nexp/error.hpp>
+#include <nexp/random.hpp>
 
 #include "cmdp.hpp"
 
@@ -74,8 +76,8 @@ void attach_budget_and_expert(Grid& g, const GridOptions& o);
 // Unconstrained optimum's cost and return, the uniform policy's return.
 double uniform_return(const Cmdp& m);
 
-std::shared_ptr<nexp::Dataset> make_grid(const GridOptions& o, nexp::RunContext& ctx);
-// The same, without a run context (studies build many worlds): the map is drawn from `seed`.
+// The world of options `o`; a random map is drawn from `seed` (the dataset factory, make_grid in
+// methods.hpp, passes the run's seed; the studies build one world per seed).
 std::shared_ptr<Grid> make_grid_for_seed(const GridOptions& o, std::uint64_t seed);
 
 }  // namespace cb_pbrl
