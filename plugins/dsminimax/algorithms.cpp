@@ -1,5 +1,6 @@
 #include "algorithms.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace dsminimax {
@@ -26,17 +27,17 @@ StepSizes ds_gda_rule(double L, double mu, double gap) {
   const double kappa = L / mu;
   StepSizes s;
   s.r1 = s.r2 = 2 * L;
-  s.eta_x = s.eta_y = 0.5 * gap / (L + s.r1);
-  s.beta = 0.5 * s.eta_x * s.r1 / std::sqrt(kappa);
+  s.eta_x = s.eta_y = gap / (L + s.r1);
   s.mu = 0.5 * s.eta_y * s.r2;
+  s.beta = s.mu / std::sqrt(kappa);
   return s;
 }
 
 StepSizes gt_gda_rule(double L, double mu, double gap, double ratio) {
   const double kappa = L / mu;
   StepSizes s;
-  s.eta_y = 0.5 * gap / L;
-  s.eta_x = s.eta_y / (ratio > 0 ? ratio : kappa * kappa);
+  s.eta_y = gap / L;
+  s.eta_x = s.eta_y / (ratio > 0 ? ratio : std::max(1.0, kappa * kappa / (24.0 * 24.0)));
   return s;
 }
 

@@ -24,6 +24,9 @@ void NcplOptions::declare(nexp::Options<NcplOptions>& o) {
   o.add("lam", &NcplOptions::lam, "weight of the nonconvex term lam sum a x^2 / (1 + a x^2)").min(0);
   o.add("a", &NcplOptions::a, "curvature a of the nonconvex term").min(0);
   o.add("coupling", &NcplOptions::coupling, "scale of the coupling matrices B_k").min(0);
+  o.add("coupling_mode", &NcplOptions::coupling_mode,
+        "B_k inside range(A) at random (range) or scaled by sqrt of A's spectrum (aligned: Phi independent of kappa)",
+        {{"aligned", Coupling::Aligned}, {"range", Coupling::Range}});
   o.add("heterogeneity", &NcplOptions::heterogeneity, "relative spread of B_k, c_k across nodes").min(0);
   o.add("noise", &NcplOptions::noise, "standard deviation of the stochastic gradient noise; 0: exact gradients").min(0);
 }
@@ -45,7 +48,7 @@ NcplSpec spec_of(const NcplOptions& o) {
   NcplSpec s;
   s.nodes = o.nodes, s.dim_x = o.dim_x, s.dim_y = o.dim_y, s.rank = o.rank;
   s.kappa = o.kappa, s.lam = o.lam, s.a = o.a, s.coupling = o.coupling, s.heterogeneity = o.heterogeneity;
-  s.noise = o.noise, s.instance = static_cast<std::uint64_t>(o.instance);
+  s.noise = o.noise, s.coupling_mode = o.coupling_mode, s.instance = static_cast<std::uint64_t>(o.instance);
   return s;
 }
 

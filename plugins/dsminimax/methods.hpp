@@ -24,6 +24,7 @@ struct NcplOptions {
   std::int64_t instance = 0;
   int dim_x = 10, dim_y = 20, rank = 15;
   double lam = 0.5, a = 1.0, coupling = 1.0, heterogeneity = 0.5, noise = 0.0;
+  Coupling coupling_mode = Coupling::Aligned;
   static void declare(nexp::Options<NcplOptions>& o);
 };
 

@@ -34,14 +34,18 @@ Ncpl::Ncpl(const NcplSpec& s) : spec_(s) {
   a_ = u * eig.asDiagonal() * u.transpose();
   a_pinv_ = u * inv.asDiagonal() * u.transpose();
   const Matrix range = u.leftCols(s.rank) * u.leftCols(s.rank).transpose();
-  const double scale = s.coupling / std::sqrt(static_cast<double>(s.dim_y));
-  const Matrix c_common = gaussian(rng, s.dim_y, s.dim_x, scale);
+  const double scale = s.coupling / std::sqrt(static_cast<double>(s.coupling_mode == Coupling::Aligned ? s.rank : s.dim_y));
+  const bool aligned = s.coupling_mode == Coupling::Aligned;
+  const int rows = aligned ? s.rank : s.dim_y;
+  // aligned: B = U_r diag(sqrt(s)) C; range: B = P C.
+  const Matrix lift = aligned ? Matrix(u.leftCols(s.rank) * eig.head(s.rank).cwiseSqrt().asDiagonal()) : range;
+  const Matrix c_common = gaussian(rng, rows, s.dim_x, scale);
   const Vector lin_common = gaussian(rng, s.dim_x, 1, 1.0);
   b_bar_ = Matrix::Zero(s.dim_y, s.dim_x);
   c_bar_ = Vector::Zero(s.dim_x);
   double b_max = 0;
   for (int k = 0; k < s.nodes; ++k) {
-    b_.push_back(range * (c_common + gaussian(rng, s.dim_y, s.dim_x, s.heterogeneity * scale)));
+    b_.push_back(lift * (c_common + gaussian(rng, rows, s.dim_x, s.heterogeneity * scale)));
     c_.push_back(lin_common + gaussian(rng, s.dim_x, 1, s.heterogeneity));
     b_bar_ += b_.back() / s.nodes;
     c_bar_ += c_.back() / s.nodes;
@@ -61,9 +65,9 @@ Ncpl::Ncpl(const NcplSpec& s) : spec_(s) {
 }
 
 std::string Ncpl::describe() const {
-  return fmt::format("dsminimax.ncpl: {} nodes, x in R^{}, y in R^{} (A rank {}), kappa {} (A's spectrum), L {:.3g}, "
+  return fmt::format("dsminimax.ncpl ({} coupling): {} nodes, x in R^{}, y in R^{} (A rank {}), kappa {} (A's spectrum), L {:.3g}, "
                      "noise {}, instance {}",
-                     spec_.nodes, spec_.dim_x, spec_.dim_y, spec_.rank, spec_.kappa, smoothness_, spec_.noise,
+                     spec_.coupling_mode == Coupling::Aligned ? "aligned" : "range", spec_.nodes, spec_.dim_x, spec_.dim_y, spec_.rank, spec_.kappa, smoothness_, spec_.noise,
                      spec_.instance);
 }
 

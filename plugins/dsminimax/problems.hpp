@@ -3,9 +3,16 @@
 //
 // NC-PL family (dsminimax.ncpl), dx primal and dy dual coordinates:
 //   f_k(x, y) = lam sum_j a x_j^2 / (1 + a x_j^2) - c_k^T x + x^T B_k^T y - 1/2 y^T A y
-//   A = Q diag(s) Q^T, s: `rank` values log-spaced in [1/kappa, 1], the rest 0 (PL in y with constant
-//   1/kappa, not strongly concave); B_k = P C_k with P the projector on range(A), so B_k x - A y stays in
-//   range(A) and y's null-space part never moves.
+//   A = U diag(s) U^T, s: `rank` values log-spaced in [1/kappa, 1], the rest 0 (PL in y with constant
+//   1/kappa, not strongly concave). Two couplings, both inside range(A) (so B_k x - A y stays in range(A)
+//   and y's null-space part never moves):
+//     range:    B_k = P C_k, P the projector on range(A), C_k Gaussian (dy x dx): every x direction sees
+//               the whole spectrum of A; Phi's curvature grows with kappa
+//     aligned:  B_k = U_r diag(sqrt(s)) C_k, C_k Gaussian (rank x dx): Bbar^T A^+ Bbar = Cbar^T Cbar does not
+//               depend on kappa, and x directions coupled to small eigenvalues of A meet a dual curvature
+//               s << the nonconvex term's negative curvature: there equal-step GDA is unstable (the
+//               linearised GDA field has trace -h_x - s > 0 when h_x < -s) and only a large eta_y / eta_x
+//               or smoothing restores it
 //   y*(x) = A^+ Bbar x (+ the null-space part of y0)
 //   Phi(x) = max_y f(x, y) = lam sum_j a x_j^2/(1 + a x_j^2) - cbar^T x + 1/2 x^T Bbar^T A^+ Bbar x
 //   grad Phi(x) = lam 2 a x / (1 + a x^2)^2 - cbar + Bbar^T A^+ Bbar x     (elementwise first term)
@@ -54,7 +61,10 @@ class Problem {
   virtual Vector initial_y() const = 0;
 };
 
+enum class Coupling { Range, Aligned };
+
 struct NcplSpec {
+  Coupling coupling_mode = Coupling::Aligned;
   int nodes = 8, dim_x = 10, dim_y = 20, rank = 15;
   double kappa = 10, lam = 0.5, a = 1.0, coupling = 1.0, heterogeneity = 0.5, noise = 0.0;
   std::uint64_t instance = 0;

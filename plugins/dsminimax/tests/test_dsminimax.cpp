@@ -217,7 +217,9 @@ TEST(DsminimaxIteration, EveryMethodReachesTheQuadraticSaddle) {
 }
 
 TEST(DsminimaxIteration, DsGdaReachesEpsOnNcpl) {
-  const Ncpl p(small_spec(8, 10));
+  NcplSpec spec = small_spec(8, 10);
+  spec.instance = 4;
+  const Ncpl p(spec);
   const Mixing w = ring_mixing(8);
   RunOptions o;
   o.steps = 50000;
