@@ -160,8 +160,10 @@ void run_single(nexp::RunContext& ctx, Algorithm a) {
 void ScalingOptions::declare(nexp::Options<ScalingOptions>& o) {
   o.add("kappas", &ScalingOptions::kappas, "condition numbers kappa (A's spectrum)").range(1, 1e8);
   o.add("instances", &ScalingOptions::instances, "NC-PL instances per kappa (0, 1, ...)").range(1, 1000);
-  o.add("methods", &ScalingOptions::methods, "methods: ds_gda, gt_gda (theory ratio kappa^2), gt_gda_ratio1, dm_hsgd")
-      .choices({"ds_gda", "gt_gda", "gt_gda_ratio1", "dm_hsgd"});
+  o.add("methods", &ScalingOptions::methods,
+        "methods: ds_gda, gt_gda (theory ratio ~ kappa^2), gt_gda_ratio1, gt_gda_best_ratio (ratio_grid), dm_hsgd")
+      .choices({"ds_gda", "gt_gda", "gt_gda_ratio1", "gt_gda_best_ratio", "dm_hsgd"});
+  o.add("ratio_grid", &ScalingOptions::ratio_grid, "gt_gda_best_ratio: eta_y / eta_x values tried").range(1, 1e12);
   o.add("step_grid", &ScalingOptions::step_grid, "multiples of each rule's step sizes tried for the best step")
       .range(1e-6, 1e6);
   o.add("cap", &ScalingOptions::cap, "iterations at most; a run that has not reached eps by then is censored").min(1);
@@ -173,14 +175,44 @@ namespace {
 
 struct Arm {
   Algorithm algorithm;
-  double ratio;  // 0: the rule's kappa^2
+  double ratio;                // 0: the rule's kappa^2
+  std::vector<double> ratios;  // the grid's ratios (empty: `ratio` only)
 };
 
-Arm arm_of(const std::string& m) {
-  if (m == "ds_gda") return {Algorithm::DsGda, 0};
-  if (m == "gt_gda") return {Algorithm::GtGda, 0};
-  if (m == "gt_gda_ratio1") return {Algorithm::GtGda, 1};
-  return {Algorithm::DmHsgd, 0};
+Arm arm_of(const std::string& m, const std::vector<double>& ratio_grid) {
+  if (m == "ds_gda") return {Algorithm::DsGda, 0, {}};
+  if (m == "gt_gda") return {Algorithm::GtGda, 0, {}};
+  if (m == "gt_gda_ratio1") return {Algorithm::GtGda, 1, {}};
+  if (m == "gt_gda_best_ratio") return {Algorithm::GtGda, 0, ratio_grid};
+  return {Algorithm::DmHsgd, 0, {}};
+}
+
+double at_rule_ratio(Algorithm a, const RunOptions& o, const Problem& p, const Mixing& w) {
+  const StepSizes s = steps_for(a, o, p, w.spectral_gap());
+  return s.eta_y / s.eta_x;
+}
+
+// Runs every candidate in lockstep and returns (first t at which one meets eps, its index), or (-1, -1)
+// when none does within `cap`. A diverged candidate leaves the race. Cost: candidates x the winner's t.
+std::pair<std::int64_t, size_t> race(const Problem& p, const Mixing& w, Algorithm a, const std::vector<StepSizes>& grid,
+                                     double eps, std::int64_t cap, std::uint64_t seed) {
+  std::vector<std::unique_ptr<SimNetwork>> nets;
+  std::vector<std::unique_ptr<Decentralized>> runs;
+  for (const auto& s : grid) {
+    auto init = nexp::Random::stream(seed, "init");
+    nets.push_back(std::make_unique<SimNetwork>(w));
+    runs.push_back(std::make_unique<Decentralized>(p, *nets.back(), a, s, seed, p.initial_x(init)));
+  }
+  std::vector<char> live(grid.size(), 1);
+  for (std::int64_t t = 0; t <= cap; ++t)
+    for (size_t i = 0; i < runs.size(); ++i) {
+      if (!live[i]) continue;
+      const double g = p.grad_phi(runs[i]->mean_x()).norm();
+      if (g * g + runs[i]->consensus_error() <= eps * eps) return {t, i};
+      if (!std::isfinite(g) || g > 1e12) live[i] = 0;
+      if (t < cap) runs[i]->step();
+    }
+  return {-1, 0};
 }
 
 // The slope of log iterations on log kappa over the uncensored runs, with a bootstrap interval that
@@ -213,11 +245,12 @@ void run_kappa_scaling(nexp::RunContext& ctx) {
   nexp::CsvWriter csv(ctx.artifacts_dir() / "scaling.csv",
                       {nexp::CsvColumn::text("method"), nexp::CsvColumn::real("kappa"),
                        nexp::CsvColumn::integer("instance"), nexp::CsvColumn::integer("iterations_to_eps"),
-                       nexp::CsvColumn::real("best_step_scale"), nexp::CsvColumn::integer("iterations_rule")});
+                       nexp::CsvColumn::real("best_step_scale").significant(4), nexp::CsvColumn::real("best_ratio").significant(4),
+                       nexp::CsvColumn::integer("iterations_rule")});
   const auto total = static_cast<std::int64_t>(o.methods.size() * o.kappas.size()) * o.instances;
   auto bar = ctx.progress(total, "runs");
   for (const auto& m : o.methods) {
-    const Arm arm = arm_of(m);
+    const Arm arm = arm_of(m, o.ratio_grid);
     std::vector<std::vector<double>> best(o.kappas.size()), rule(o.kappas.size());
     std::int64_t censored_best = 0, censored_rule = 0;
     for (size_t ki = 0; ki < o.kappas.size(); ++ki)
@@ -228,24 +261,28 @@ void run_kappa_scaling(nexp::RunContext& ctx) {
         RunOptions ro;
         ro.eps = o.eps, ro.steps = o.cap, ro.ratio = arm.ratio;
         const Trace at_rule = run_to_eps(p, w, arm.algorithm, steps_for(arm.algorithm, ro, p, w.spectral_gap()), ro, ctx.seed());
+        std::vector<StepSizes> grid;
+        for (double g : o.step_grid)
+          for (double ratio : arm.ratios.empty() ? std::vector<double>{arm.ratio} : arm.ratios) {
+            RunOptions go = ro;
+            go.step_scale = g, go.ratio = ratio;
+            grid.push_back(steps_for(arm.algorithm, go, p, w.spectral_gap()));
+          }
+        const std::int64_t cap = at_rule.iterations_to_eps >= 0 ? at_rule.iterations_to_eps : o.cap;
+        const auto [raced, winner] = race(p, w, arm.algorithm, grid, o.eps, cap, ctx.seed());
         std::int64_t best_it = at_rule.iterations_to_eps;
-        double best_scale = 1;
-        for (double g : o.step_grid) {  // each grid run is capped at the best so far: it can only win by being faster
-          if (g == 1) continue;
-          ro.step_scale = g;
-          ro.steps = best_it >= 0 ? best_it - 1 : o.cap;
-          if (ro.steps < 1) continue;
-          const Trace tr = run_to_eps(p, w, arm.algorithm, steps_for(arm.algorithm, ro, p, w.spectral_gap()), ro, ctx.seed());
-          if (tr.iterations_to_eps >= 0) best_it = tr.iterations_to_eps, best_scale = g;
-        }
+        double best_scale = 1, best_ratio = at_rule_ratio(arm.algorithm, ro, p, w);
+        if (raced >= 0 && (best_it < 0 || raced < best_it))
+          best_it = raced, best_scale = grid[winner].eta_y / steps_for(arm.algorithm, ro, p, w.spectral_gap()).eta_y,
+          best_ratio = grid[winner].eta_y / grid[winner].eta_x;
         if (at_rule.iterations_to_eps >= 0) rule[ki].push_back(static_cast<double>(at_rule.iterations_to_eps));
         else ++censored_rule;
         if (best_it >= 0) best[ki].push_back(static_cast<double>(best_it));
         else ++censored_best;
-        csv.row(m, o.kappas[ki], inst, best_it, best_scale, at_rule.iterations_to_eps);
+        csv.row(m, o.kappas[ki], inst, best_it, best_scale, best_ratio, at_rule.iterations_to_eps);
         bar.advance();
-        ctx.log().info("{} kappa {} instance {}: best {} (x{}), rule {}", m, o.kappas[ki], inst, best_it, best_scale,
-                       at_rule.iterations_to_eps);
+        ctx.log().info("{} kappa {} instance {}: best {} (step x{:.3g}, ratio {:.3g}), rule {}", m, o.kappas[ki], inst,
+                       best_it, best_scale, best_ratio, at_rule.iterations_to_eps);
       }
     report_slope(ctx, "slope_" + m, o.kappas, best, censored_best);
     report_slope(ctx, "slope_" + m + "_rule", o.kappas, rule, censored_rule);

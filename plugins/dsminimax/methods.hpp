@@ -80,7 +80,8 @@ struct ScalingOptions {
   std::vector<double> kappas = {10, 30, 100, 300, 1000};
   std::int64_t instances = 5;
   std::vector<std::string> methods = {"ds_gda", "gt_gda"};
-  std::vector<double> step_grid = {0.25, 0.5, 1, 2, 4};  // multiples of each rule's step sizes
+  std::vector<double> step_grid = {0.5, 1, 2};  // multiples of each rule's step sizes
+  std::vector<double> ratio_grid = {1, 10, 100, 1000, 10000};
   std::int64_t cap = 2000000;
   double eps = 1e-2;
   int nodes = 8;

@@ -17,7 +17,7 @@ void register_metrics(nexp::Registrar& r) {
   r.metric("grad_calls", Direction::None, "local stochastic gradient evaluations, all nodes together");
   r.metric("comm_rounds", Direction::None, "gossip rounds (each node sends to each neighbour once per round)");
   r.metric("spectral_gap", Direction::None, "1 - max(|lambda_2(W)|, |lambda_M(W)|) of the gossip matrix");
-  for (const char* m : {"ds_gda", "gt_gda", "gt_gda_ratio1", "dm_hsgd"})
+  for (const char* m : {"ds_gda", "gt_gda", "gt_gda_ratio1", "gt_gda_best_ratio", "dm_hsgd"})
     for (const char* suffix : {"", "_rule"}) {
       const std::string name = std::string("slope_") + m + suffix;
       r.metric(name, Direction::Minimize,
@@ -52,7 +52,7 @@ void register_components(nexp::Registrar& r) {
       .produces(single)
       .accepts({"dsminimax.*"});
   std::vector<std::string> slopes;
-  for (const char* m : {"ds_gda", "gt_gda", "gt_gda_ratio1", "dm_hsgd"})
+  for (const char* m : {"ds_gda", "gt_gda", "gt_gda_ratio1", "gt_gda_best_ratio", "dm_hsgd"})
     for (const char* suffix : {"", "_rule"}) {
       const std::string name = std::string("slope_") + m + suffix;
       slopes.insert(slopes.end(), {name, name + "_lo", name + "_hi", std::string("censored_") + m + suffix});
