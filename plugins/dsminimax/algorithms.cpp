@@ -93,7 +93,7 @@ void Decentralized::step() {
   const Eigen::Index dx = x_.cols(), dy = y_.cols(), n = x_.rows();
   const bool aux = algorithm_ == Algorithm::DsGda && s_.aux_mixed;
   pack_.resize(n, 2 * (dx + dy) + (aux ? dx + dy : 0));
-  pack_ << x_, y_, sx_, sy_;
+  pack_.leftCols(2 * (dx + dy)) << x_, y_, sx_, sy_;
   if (aux) pack_.rightCols(dx + dy) << z_, v_;
   net_.mix(pack_, mixed_);
   Matrix x_new = mixed_.leftCols(dx) - s_.eta_x * (sx_ + s_.r1 * (x_ - z_));
