@@ -264,6 +264,7 @@ void run_kappa_scaling(nexp::RunContext& ctx) {
         std::vector<StepSizes> grid;
         for (double g : o.step_grid)
           for (double ratio : arm.ratios.empty() ? std::vector<double>{arm.ratio} : arm.ratios) {
+            if (g == 1 && arm.ratios.empty()) continue;  // the rule itself, already run
             RunOptions go = ro;
             go.step_scale = g, go.ratio = ratio;
             grid.push_back(steps_for(arm.algorithm, go, p, w.spectral_gap()));
