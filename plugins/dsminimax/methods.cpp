@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <map>
+#include <numeric>
+#include <sstream>
 
 #include <fmt/format.h>
 #include <nexp/table.hpp>
@@ -59,6 +62,83 @@ std::shared_ptr<nexp::Dataset> make_ncpl(const NcplOptions& o, nexp::RunContext&
     throw nexp::ConfigError(fmt::format("dataset.rank = {} exceeds dataset.dim_y = {}; use rank <= dim_y", o.rank, o.dim_y));
   auto mixing = make_mixing(o.topology, o.nodes, o.edge_probability, static_cast<std::uint64_t>(o.instance));
   return std::make_shared<Instance>(std::make_shared<Ncpl>(spec_of(o)), std::move(mixing));
+}
+
+void LogregOptions::declare(nexp::Options<LogregOptions>& o) {
+  o.add("file", &LogregOptions::file, "LIBSVM file; empty: the installed a9a (<data>/stable_fairness/adult/a9a.txt)");
+  o.add("features", &LogregOptions::features, "feature dimension (a9a: 123)").range(1, 1000000);
+  o.add("samples", &LogregOptions::samples, "training rows used, a random subset drawn from `instance`; 0: all").min(0);
+  o.add("nodes", &LogregOptions::nodes, "number of nodes M").range(1, 4096);
+  o.add("topology", &LogregOptions::topology, "communication graph",
+        {{"ring", Topology::Ring}, {"erdos_renyi", Topology::ErdosRenyi}});
+  o.add("edge_probability", &LogregOptions::edge_probability, "Erdos-Renyi edge probability p").range(0.01, 1);
+  o.add("split", &LogregOptions::split, "rows to nodes: iid (shuffled) or label_skewed (sorted by label)",
+        {{"iid", Split::Iid}, {"label_skewed", Split::LabelSkewed}});
+  o.add("batch", &LogregOptions::batch, "minibatch per node and step; 0: full local gradients").min(0);
+  o.add("instance", &LogregOptions::instance, "draws the row subset and the shuffle").min(0);
+}
+
+LogregData read_libsvm(const std::filesystem::path& file, int features) {
+  std::ifstream in(file);
+  if (!in)
+    throw nexp::DataError(fmt::format("dsminimax.robust_logreg: cannot open '{}'; install the data with "
+                                      "scripts/setup or give dataset.file=<a LIBSVM file>",
+                                      file.string()));
+  std::vector<std::vector<int>> idx;
+  std::vector<double> labels;
+  std::string line;
+  for (int lineno = 1; std::getline(in, line); ++lineno) {
+    std::istringstream ss(line);
+    std::string tok;
+    if (!(ss >> tok)) continue;
+    const double label = std::stod(tok);
+    labels.push_back(label > 0 ? 1.0 : -1.0);
+    idx.emplace_back();
+    while (ss >> tok) {
+      const auto colon = tok.find(':');
+      const int j = colon == std::string::npos ? -1 : std::atoi(tok.substr(0, colon).c_str());
+      if (j < 1 || j > features)
+        throw nexp::DataError(fmt::format("{}:{}: expected index:value with 1 <= index <= {} (dataset.features), "
+                                          "found '{}'",
+                                          file.string(), lineno, features, tok));
+      idx.back().push_back(j - 1);
+    }
+  }
+  LogregData d;
+  d.a = Matrix::Zero(static_cast<Eigen::Index>(labels.size()), features);
+  d.b = Eigen::Map<Vector>(labels.data(), static_cast<Eigen::Index>(labels.size()));
+  for (size_t i = 0; i < idx.size(); ++i)
+    for (int j : idx[i]) d.a(static_cast<Eigen::Index>(i), j) = 1.0;
+  return d;
+}
+
+std::shared_ptr<nexp::Dataset> make_logreg(const LogregOptions& o, nexp::RunContext&) {
+  const auto file = o.file.empty() ? nexp::data_dir() / "stable_fairness" / "adult" / "a9a.txt" : std::filesystem::path(o.file);
+  LogregData all = read_libsvm(file, o.features);
+  const auto n_all = static_cast<std::int64_t>(all.b.size());
+  const std::int64_t train = o.file.empty() ? std::min<std::int64_t>(n_all, 32561) : n_all;  // a9a: train split first
+  const std::int64_t n = o.samples > 0 ? std::min(o.samples, train) : train;
+  if (n < o.nodes)
+    throw nexp::ConfigError(fmt::format("dataset.samples = {} leaves nodes without rows (dataset.nodes = {})", n, o.nodes));
+  auto rng = nexp::Random::stream(static_cast<std::uint64_t>(o.instance), "dsminimax.logreg");
+  std::vector<int> order(static_cast<size_t>(train));
+  std::iota(order.begin(), order.end(), 0);
+  for (std::int64_t i = train - 1; i > 0; --i) std::swap(order[i], order[rng.below(static_cast<std::uint64_t>(i + 1))]);
+  order.resize(static_cast<size_t>(n));
+  if (o.split == Split::LabelSkewed)
+    std::stable_sort(order.begin(), order.end(), [&](int p, int q) { return all.b(p) < all.b(q); });
+  LogregData d;
+  d.a.resize(n, o.features);
+  d.b.resize(n);
+  d.rows.resize(static_cast<size_t>(o.nodes));
+  for (std::int64_t i = 0; i < n; ++i) {
+    d.a.row(i) = all.a.row(order[i]);
+    d.b(i) = all.b(order[i]);
+    d.rows[static_cast<size_t>(i * o.nodes / n)].push_back(static_cast<int>(i));
+  }
+  auto mixing = make_mixing(o.topology, o.nodes, o.edge_probability, static_cast<std::uint64_t>(o.instance));
+  return std::make_shared<Instance>(std::make_shared<RobustLogreg>(std::move(d), static_cast<int>(o.batch)),
+                                    std::move(mixing));
 }
 
 // ---------------------------------------------------------------- single runs

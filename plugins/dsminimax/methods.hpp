@@ -41,6 +41,24 @@ class Instance : public nexp::Dataset {
 Mixing make_mixing(Topology topology, int nodes, double p, std::uint64_t instance);
 std::shared_ptr<nexp::Dataset> make_ncpl(const NcplOptions& o, nexp::RunContext& ctx);
 
+enum class Split { Iid, LabelSkewed };
+
+struct LogregOptions {
+  std::string file;            // empty: <data>/stable_fairness/adult/a9a.txt
+  int features = 123;
+  std::int64_t samples = 2000;  // training rows used (a random subset; 0: all)
+  int nodes = 8;
+  Topology topology = Topology::Ring;
+  double edge_probability = 0.4;
+  Split split = Split::Iid;
+  std::int64_t batch = 0;       // 0: full local gradients
+  std::int64_t instance = 0;
+  static void declare(nexp::Options<LogregOptions>& o);
+};
+std::shared_ptr<nexp::Dataset> make_logreg(const LogregOptions& o, nexp::RunContext& ctx);
+// A LIBSVM file of binary labels (+1/-1 or 1/0): rows, features (1-based indices < `features`).
+LogregData read_libsvm(const std::filesystem::path& file, int features);
+
 enum class AuxMode { Local, Mixed };
 
 // Options of dsminimax.ds_gda, dsminimax.gt_gda and dsminimax.dm_hsgd (one struct, so `method=` can switch).

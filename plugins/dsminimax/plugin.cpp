@@ -35,6 +35,10 @@ void register_components(nexp::Registrar& r) {
   r.dataset<dsminimax::NcplOptions>(
       "dsminimax.ncpl", "nonconvex-PL minimax over M nodes, kappa set by A's spectrum, exact Phi and grad Phi",
       dsminimax::make_ncpl);
+  r.dataset<dsminimax::LogregOptions>(
+      "dsminimax.robust_logreg",
+      "distributionally robust logistic regression (a9a or a LIBSVM file), nonconvex regulariser, exact Phi",
+      dsminimax::make_logreg);
   const auto single = dsminimax::run_metrics();
   r.method("dsminimax.ds_gda", "decentralized doubly smoothed GDA: eta_x = eta_y, gradient tracking, local z, v",
            dsminimax::run_ds_gda)

@@ -1,6 +1,8 @@
 #include "problems.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include <fmt/format.h>
 #include <nexp/error.hpp>
@@ -115,5 +117,91 @@ Vector Ncpl::grad_phi(const Vector& x) const {
 Vector Ncpl::best_response(const Vector& x) const { return a_pinv_ * (b_bar_ * x); }
 
 Vector Ncpl::initial_x(nexp::Random& rng) const { return gaussian(rng, spec_.dim_x, 1, 1.0); }
+
+// ---------------------------------------------------------------- robust logistic regression
+
+void project_simplex(Vector& y) {
+  std::vector<double> u(y.data(), y.data() + y.size());
+  std::sort(u.begin(), u.end(), std::greater<>());
+  double sum = 0, tau = 0;
+  for (size_t i = 0; i < u.size(); ++i) {
+    sum += u[i];
+    const double t = (sum - 1) / static_cast<double>(i + 1);
+    if (u[i] - t > 0) tau = t;
+  }
+  y = (y.array() - tau).max(0.0);
+}
+
+RobustLogreg::RobustLogreg(LogregData data, int batch, double lam2, double alpha)
+    : d_(std::move(data)), batch_(batch), lam2_(lam2), alpha_(alpha) {
+  // grad_x: M sum y_i a_i a_i^T / 4 <= M max ||a_i||^2 / 4; cross term M ||a_i||; y: 1; reg: 2 lam2 alpha.
+  const double amax = d_.a.rowwise().norm().maxCoeff();
+  smoothness_ = nodes() * (amax * amax / 4 + amax) + 1 + 2 * lam2_ * alpha_;
+}
+
+std::string RobustLogreg::describe() const {
+  return fmt::format("dsminimax.robust_logreg: {} rows x {} features over {} nodes, {}, L {:.3g}", dim_y(), dim_x(),
+                     nodes(), batch_ > 0 ? fmt::format("minibatch {}", batch_) : std::string("full local gradients"),
+                     smoothness_);
+}
+
+Vector RobustLogreg::losses(const Vector& x) const {
+  const Vector m = d_.b.cwiseProduct(d_.a * x);
+  return m.unaryExpr([](double v) { return v > 0 ? std::log1p(std::exp(-v)) : -v + std::log1p(std::exp(v)); });
+}
+
+Sample RobustLogreg::draw(int node, nexp::Random& rng) const {
+  Sample s;
+  const auto& rows = d_.rows[node];
+  for (int i = 0; i < batch_; ++i) s.batch.push_back(rows[rng.below(rows.size())]);
+  return s;
+}
+
+void RobustLogreg::gradient(int k, const Vector& x, const Vector& y, const Sample* sample, Vector& gx,
+                            Vector& gy) const {
+  const double m = nodes();
+  gx = Vector::Zero(dim_x());
+  gy = -(y.array() - 1.0 / dim_y()).matrix();
+  const bool mini = sample && batch_ > 0;
+  const std::vector<int>& rows = mini ? sample->batch : d_.rows[k];
+  const double scale = m * (mini ? static_cast<double>(d_.rows[k].size()) / batch_ : 1.0);
+  for (int i : rows) {
+    const double margin = d_.b(i) * d_.a.row(i).dot(x);
+    const double loss = margin > 0 ? std::log1p(std::exp(-margin)) : -margin + std::log1p(std::exp(margin));
+    gx -= scale * y(i) * d_.b(i) / (1 + std::exp(margin)) * d_.a.row(i).transpose();
+    gy(i) += scale * loss;
+  }
+  for (int j = 0; j < dim_x(); ++j) {
+    const double q = 1 + alpha_ * x(j) * x(j);
+    gx(j) += lam2_ * 2 * alpha_ * x(j) / (q * q);
+  }
+}
+
+void RobustLogreg::project_y(Vector& y) const { project_simplex(y); }
+
+Vector RobustLogreg::best_response(const Vector& x) const {
+  Vector y = losses(x).array() + 1.0 / dim_y();
+  project_simplex(y);
+  return y;
+}
+
+double RobustLogreg::phi(const Vector& x) const {
+  const Vector l = losses(x), y = best_response(x);
+  double reg = 0;
+  for (int j = 0; j < dim_x(); ++j) reg += lam2_ * alpha_ * x(j) * x(j) / (1 + alpha_ * x(j) * x(j));
+  return y.dot(l) - 0.5 * (y.array() - 1.0 / dim_y()).matrix().squaredNorm() + reg;
+}
+
+Vector RobustLogreg::grad_phi(const Vector& x) const {
+  const Vector y = best_response(x);
+  const Vector margin = d_.b.cwiseProduct(d_.a * x);
+  const Vector w = -(y.array() * d_.b.array() / (1 + margin.array().exp())).matrix();
+  Vector g = d_.a.transpose() * w;
+  for (int j = 0; j < dim_x(); ++j) {
+    const double q = 1 + alpha_ * x(j) * x(j);
+    g(j) += lam2_ * 2 * alpha_ * x(j) / (q * q);
+  }
+  return g;
+}
 
 }  // namespace dsminimax

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 
 #include <nexp/error.hpp>
 
@@ -227,4 +229,70 @@ TEST(DsminimaxIteration, DsGdaReachesEpsOnNcpl) {
   EXPECT_GT(tr.iterations_to_eps, 0);
   EXPECT_LE(tr.grad_phi_norm, o.eps);
   EXPECT_EQ(tr.rounds, tr.iterations_to_eps);
+}
+
+// ---------------------------------------------------------------- robust logistic regression
+
+namespace {
+
+LogregData tiny_logreg(int n, int d, int nodes) {
+  auto rng = nexp::Random::stream(11, "logreg");
+  LogregData data;
+  data.a.resize(n, d);
+  data.b.resize(n);
+  data.rows.resize(static_cast<size_t>(nodes));
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < d; ++j) data.a(i, j) = rng.normal();
+    data.b(i) = rng.bernoulli(0.5) ? 1 : -1;
+    data.rows[static_cast<size_t>(i * nodes / n)].push_back(i);
+  }
+  return data;
+}
+
+}  // namespace
+
+TEST(DsminimaxLogreg, SimplexProjectionIsTheClosestPointOfTheSimplex) {
+  auto rng = nexp::Random::stream(3, "simplex");
+  Vector v(7);
+  for (int i = 0; i < 7; ++i) v(i) = 2 * rng.normal();
+  Vector y = v;
+  project_simplex(y);
+  EXPECT_NEAR(y.sum(), 1.0, 1e-14);
+  EXPECT_GE(y.minCoeff(), 0.0);
+  // Brute force: no random point of the simplex is closer to v.
+  for (int t = 0; t < 2000; ++t) {
+    Vector p(7);
+    for (int i = 0; i < 7; ++i) p(i) = rng.exponential(1.0);
+    p /= p.sum();
+    EXPECT_LE((y - v).norm(), (p - v).norm() + 1e-12);
+  }
+}
+
+TEST(DsminimaxLogreg, GradPhiMatchesFiniteDifferencesAndDanskin) {
+  const RobustLogreg p(tiny_logreg(12, 3, 4), 0);
+  const Vector x = Vector::LinSpaced(3, -0.4, 0.7);
+  const Vector g = p.grad_phi(x);
+  const double h = 1e-6;
+  for (int j = 0; j < 3; ++j) {
+    Vector e = Vector::Zero(3);
+    e(j) = h;
+    EXPECT_NEAR((p.phi(x + e) - p.phi(x - e)) / (2 * h), g(j), 1e-6);
+  }
+  Vector sx = Vector::Zero(3), gx, gy;
+  for (int k = 0; k < 4; ++k) p.gradient(k, x, p.best_response(x), nullptr, gx, gy), sx += gx / 4;
+  EXPECT_LT((sx - g).norm(), 1e-12);
+}
+
+TEST(DsminimaxLogreg, LibsvmReaderNamesTheBadToken) {
+  const auto file = std::filesystem::temp_directory_path() / "dsminimax_bad.libsvm";
+  {
+    std::ofstream out(file);
+    out << "+1 1:1 3:1 \r\n-1 2:1 9:1\n";
+  }
+  EXPECT_THROW(read_libsvm(file, 4), nexp::DataError);
+  const LogregData d = read_libsvm(file, 9);
+  EXPECT_EQ(d.a.rows(), 2);
+  EXPECT_EQ(d.a(1, 8), 1.0);
+  EXPECT_EQ(d.b(0), 1.0);
+  std::filesystem::remove(file);
 }
