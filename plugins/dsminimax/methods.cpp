@@ -75,6 +75,8 @@ void LogregOptions::declare(nexp::Options<LogregOptions>& o) {
   o.add("split", &LogregOptions::split, "rows to nodes: iid (shuffled) or label_skewed (sorted by label)",
         {{"iid", Split::Iid}, {"label_skewed", Split::LabelSkewed}});
   o.add("batch", &LogregOptions::batch, "minibatch per node and step; 0: full local gradients").min(0);
+  o.add("rho", &LogregOptions::rho, "weight rho of the dual regulariser rho/2 ||y - 1/n||^2 (1: the notes' form)")
+      .min(1e-12);
   o.add("instance", &LogregOptions::instance, "draws the row subset and the shuffle").min(0);
 }
 
@@ -137,7 +139,7 @@ std::shared_ptr<nexp::Dataset> make_logreg(const LogregOptions& o, nexp::RunCont
     d.rows[static_cast<size_t>(i * o.nodes / n)].push_back(static_cast<int>(i));
   }
   auto mixing = make_mixing(o.topology, o.nodes, o.edge_probability, static_cast<std::uint64_t>(o.instance));
-  return std::make_shared<Instance>(std::make_shared<RobustLogreg>(std::move(d), static_cast<int>(o.batch)),
+  return std::make_shared<Instance>(std::make_shared<RobustLogreg>(std::move(d), static_cast<int>(o.batch), o.rho),
                                     std::move(mixing));
 }
 

@@ -52,6 +52,7 @@ struct LogregOptions {
   double edge_probability = 0.4;
   Split split = Split::Iid;
   std::int64_t batch = 0;       // 0: full local gradients
+  double rho = 1;               // weight of the dual regulariser rho/2 ||y - 1/n||^2
   std::int64_t instance = 0;
   static void declare(nexp::Options<LogregOptions>& o);
 };

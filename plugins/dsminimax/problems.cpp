@@ -132,11 +132,11 @@ void project_simplex(Vector& y) {
   y = (y.array() - tau).max(0.0);
 }
 
-RobustLogreg::RobustLogreg(LogregData data, int batch, double lam2, double alpha)
-    : d_(std::move(data)), batch_(batch), lam2_(lam2), alpha_(alpha) {
+RobustLogreg::RobustLogreg(LogregData data, int batch, double rho, double lam2, double alpha)
+    : d_(std::move(data)), batch_(batch), rho_(rho), lam2_(lam2), alpha_(alpha) {
   // grad_x: M sum y_i a_i a_i^T / 4 <= M max ||a_i||^2 / 4; cross term M ||a_i||; y: 1; reg: 2 lam2 alpha.
   const double amax = d_.a.rowwise().norm().maxCoeff();
-  smoothness_ = nodes() * (amax * amax / 4 + amax) + 1 + 2 * lam2_ * alpha_;
+  smoothness_ = nodes() * (amax * amax / 4 + amax) + rho_ + 2 * lam2_ * alpha_;
 }
 
 std::string RobustLogreg::describe() const {
@@ -161,7 +161,7 @@ void RobustLogreg::gradient(int k, const Vector& x, const Vector& y, const Sampl
                             Vector& gy) const {
   const double m = nodes();
   gx = Vector::Zero(dim_x());
-  gy = -(y.array() - 1.0 / dim_y()).matrix();
+  gy = -rho_ * (y.array() - 1.0 / dim_y()).matrix();
   const bool mini = sample && batch_ > 0;
   const std::vector<int>& rows = mini ? sample->batch : d_.rows[k];
   const double scale = m * (mini ? static_cast<double>(d_.rows[k].size()) / batch_ : 1.0);
@@ -180,7 +180,7 @@ void RobustLogreg::gradient(int k, const Vector& x, const Vector& y, const Sampl
 void RobustLogreg::project_y(Vector& y) const { project_simplex(y); }
 
 Vector RobustLogreg::best_response(const Vector& x) const {
-  Vector y = losses(x).array() + 1.0 / dim_y();
+  Vector y = losses(x).array() / rho_ + 1.0 / dim_y();
   project_simplex(y);
   return y;
 }
@@ -189,7 +189,7 @@ double RobustLogreg::phi(const Vector& x) const {
   const Vector l = losses(x), y = best_response(x);
   double reg = 0;
   for (int j = 0; j < dim_x(); ++j) reg += lam2_ * alpha_ * x(j) * x(j) / (1 + alpha_ * x(j) * x(j));
-  return y.dot(l) - 0.5 * (y.array() - 1.0 / dim_y()).matrix().squaredNorm() + reg;
+  return y.dot(l) - 0.5 * rho_ * (y.array() - 1.0 / dim_y()).matrix().squaredNorm() + reg;
 }
 
 Vector RobustLogreg::grad_phi(const Vector& x) const {

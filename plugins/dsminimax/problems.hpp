@@ -102,27 +102,28 @@ class Ncpl : public Problem {
 };
 
 // Distributionally robust logistic regression with a nonconvex regulariser (the DM-HSGD protocol):
-//   min_x max_{y in simplex} sum_i y_i l_i(x) - 1/2 ||y - 1/n||^2 + lam2 sum_j alpha x_j^2 / (1 + alpha x_j^2)
+//   min_x max_{y in simplex} sum_i y_i l_i(x) - rho/2 ||y - 1/n||^2 + lam2 sum_j alpha x_j^2 / (1 + alpha x_j^2)
 //   l_i(x) = log(1 + exp(-b_i a_i^T x)); node k holds the rows S_k and
-//   f_k(x, y) = M sum_{i in S_k} y_i l_i(x) - 1/2 ||y - 1/n||^2 + reg(x), so (1/M) sum_k f_k = f.
-// f is 1-strongly concave in y (NC-SC, a case of NC-PL with mu = 1). Exact Phi: y*(x) = Proj_simplex(1/n +
-// l(x)), grad Phi(x) = sum_i y*_i grad l_i(x) + reg'(x). A sample is a minibatch of `batch` local rows:
+//   f_k(x, y) = M sum_{i in S_k} y_i l_i(x) - rho/2 ||y - 1/n||^2 + reg(x), so (1/M) sum_k f_k = f.
+// rho = 1 (the notes' form) puts y* on the few largest losses; rho = n keeps y* near uniform.
+// f is rho-strongly concave in y (NC-SC, a case of NC-PL with mu = rho). Exact Phi: y*(x) = Proj_simplex(
+// 1/n + l(x) / rho), grad Phi(x) = sum_i y*_i grad l_i(x) + reg'(x). A sample is a minibatch of `batch` local rows:
 // the x-gradient and the batch's y-coordinates are scaled by |S_k| / batch (unbiased).
 struct LogregData {
-  Matrix a;                          // n x d features
+  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> a;  // n x d features, a row per sample
   Vector b;                          // labels in {-1, +1}
   std::vector<std::vector<int>> rows;  // S_k
 };
 
 class RobustLogreg : public Problem {
  public:
-  RobustLogreg(LogregData data, int batch, double lam2 = 1e-3, double alpha = 10);
+  RobustLogreg(LogregData data, int batch, double rho = 1, double lam2 = 1e-3, double alpha = 10);
   int nodes() const override { return static_cast<int>(d_.rows.size()); }
   int dim_x() const override { return static_cast<int>(d_.a.cols()); }
   int dim_y() const override { return static_cast<int>(d_.a.rows()); }
   std::string describe() const override;
   double smoothness() const override { return smoothness_; }
-  double pl_constant() const override { return 1.0; }
+  double pl_constant() const override { return rho_; }
   bool stochastic() const override { return batch_ > 0; }
   Sample draw(int node, nexp::Random& rng) const override;
   void gradient(int node, const Vector& x, const Vector& y, const Sample* sample, Vector& gx,
@@ -138,7 +139,7 @@ class RobustLogreg : public Problem {
   Vector losses(const Vector& x) const;
   LogregData d_;
   int batch_;
-  double lam2_, alpha_, smoothness_ = 1;
+  double rho_, lam2_, alpha_, smoothness_ = 1;
 };
 
 // Euclidean projection onto the probability simplex (sort-based, O(n log n)).

@@ -269,7 +269,7 @@ TEST(DsminimaxLogreg, SimplexProjectionIsTheClosestPointOfTheSimplex) {
 }
 
 TEST(DsminimaxLogreg, GradPhiMatchesFiniteDifferencesAndDanskin) {
-  const RobustLogreg p(tiny_logreg(12, 3, 4), 0);
+  const RobustLogreg p(tiny_logreg(12, 3, 4), 0, 5.0);
   const Vector x = Vector::LinSpaced(3, -0.4, 0.7);
   const Vector g = p.grad_phi(x);
   const double h = 1e-6;
