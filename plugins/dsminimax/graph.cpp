@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include <Eigen/Dense>
+#include <Eigen/Eigenvalues>
 #include <fmt/format.h>
 #include <nexp/error.hpp>
 

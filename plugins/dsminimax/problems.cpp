@@ -4,6 +4,9 @@
 #include <cmath>
 #include <functional>
 
+#include <Eigen/Cholesky>
+#include <Eigen/Eigenvalues>
+#include <Eigen/QR>
 #include <fmt/format.h>
 #include <nexp/error.hpp>
 
@@ -18,7 +21,10 @@ Matrix gaussian(nexp::Random& rng, int rows, int cols, double scale) {
   return m;
 }
 
-double spectral_norm(const Matrix& m) { return Eigen::JacobiSVD<Matrix>(m).singularValues()(0); }
+double spectral_norm(const Matrix& m) {  // sqrt of the largest eigenvalue of m^T m
+  const Matrix g = m.transpose() * m;
+  return std::sqrt(Eigen::SelfAdjointEigenSolver<Matrix>(g, Eigen::EigenvaluesOnly).eigenvalues().maxCoeff());
+}
 
 }  // namespace
 

@@ -22,7 +22,7 @@
 #include <memory>
 #include <string>
 
-#include <Eigen/Dense>
+#include <Eigen/Core>
 #include <nexp/random.hpp>
 
 namespace dsminimax {

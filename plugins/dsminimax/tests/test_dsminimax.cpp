@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include <Eigen/LU>
 #include <nexp/error.hpp>
 
 #include "../algorithms.hpp"
