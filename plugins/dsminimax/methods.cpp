@@ -1,0 +1,379 @@
+#include "methods.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <numeric>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nexp/table.hpp>
+
+namespace dsminimax {
+
+// ---------------------------------------------------------------- data set
+
+void NcplOptions::declare(nexp::Options<NcplOptions>& o) {
+  o.add("nodes", &NcplOptions::nodes, "number of nodes M").range(1, 4096);
+  o.add("topology", &NcplOptions::topology, "communication graph",
+        {{"ring", Topology::Ring}, {"erdos_renyi", Topology::ErdosRenyi}});
+  o.add("edge_probability", &NcplOptions::edge_probability, "Erdos-Renyi edge probability p").range(0.01, 1);
+  o.add("kappa", &NcplOptions::kappa, "1 / (smallest nonzero eigenvalue of A): the PL condition number").range(1, 1e8);
+  o.add("instance", &NcplOptions::instance, "instance number: draws A, B_k, c_k (and an Erdos-Renyi graph)").min(0);
+  o.add("dim_x", &NcplOptions::dim_x, "primal dimension (at most rank, so that Phi is bounded below)").range(1, 10000);
+  o.add("dim_y", &NcplOptions::dim_y, "dual dimension").range(1, 10000);
+  o.add("rank", &NcplOptions::rank, "rank of A (dim_y - rank zero eigenvalues: PL, not strongly concave)").range(1, 10000);
+  o.add("lam", &NcplOptions::lam, "weight of the nonconvex term lam sum a x^2 / (1 + a x^2)").min(0);
+  o.add("a", &NcplOptions::a, "curvature a of the nonconvex term").min(0);
+  o.add("coupling", &NcplOptions::coupling, "scale of the coupling matrices B_k").min(0);
+  o.add("coupling_mode", &NcplOptions::coupling_mode,
+        "B_k inside range(A) at random (range) or scaled by sqrt of A's spectrum (aligned: Phi independent of kappa)",
+        {{"aligned", Coupling::Aligned}, {"range", Coupling::Range}});
+  o.add("heterogeneity", &NcplOptions::heterogeneity, "relative spread of B_k, c_k across nodes").min(0);
+  o.add("noise", &NcplOptions::noise, "standard deviation of the stochastic gradient noise; 0: exact gradients").min(0);
+}
+
+std::string Instance::describe() const {
+  return fmt::format("{}; graph lambda_2 {:.4f}, spectral gap {:.4f}", problem->describe(), mixing.lambda,
+                     mixing.spectral_gap());
+}
+
+Mixing make_mixing(Topology topology, int nodes, double p, std::uint64_t instance) {
+  if (topology == Topology::Ring) return ring_mixing(nodes);
+  auto rng = nexp::Random::stream(instance, "dsminimax.graph");
+  return erdos_renyi_mixing(nodes, p, rng);
+}
+
+namespace {
+
+NcplSpec spec_of(const NcplOptions& o) {
+  NcplSpec s;
+  s.nodes = o.nodes, s.dim_x = o.dim_x, s.dim_y = o.dim_y, s.rank = o.rank;
+  s.kappa = o.kappa, s.lam = o.lam, s.a = o.a, s.coupling = o.coupling, s.heterogeneity = o.heterogeneity;
+  s.noise = o.noise, s.coupling_mode = o.coupling_mode, s.instance = static_cast<std::uint64_t>(o.instance);
+  return s;
+}
+
+}  // namespace
+
+std::shared_ptr<nexp::Dataset> make_ncpl(const NcplOptions& o, nexp::RunContext&) {
+  if (o.rank > o.dim_y)
+    throw nexp::ConfigError(fmt::format("dataset.rank = {} exceeds dataset.dim_y = {}; use rank <= dim_y", o.rank, o.dim_y));
+  auto mixing = make_mixing(o.topology, o.nodes, o.edge_probability, static_cast<std::uint64_t>(o.instance));
+  return std::make_shared<Instance>(std::make_shared<Ncpl>(spec_of(o)), std::move(mixing));
+}
+
+void LogregOptions::declare(nexp::Options<LogregOptions>& o) {
+  o.add("file", &LogregOptions::file, "LIBSVM file; empty: the installed a9a (<data>/stable_fairness/adult/a9a.txt)");
+  o.add("features", &LogregOptions::features, "feature dimension (a9a: 123)").range(1, 1000000);
+  o.add("samples", &LogregOptions::samples, "training rows used, a random subset drawn from `instance`; 0: all").min(0);
+  o.add("nodes", &LogregOptions::nodes, "number of nodes M").range(1, 4096);
+  o.add("topology", &LogregOptions::topology, "communication graph",
+        {{"ring", Topology::Ring}, {"erdos_renyi", Topology::ErdosRenyi}});
+  o.add("edge_probability", &LogregOptions::edge_probability, "Erdos-Renyi edge probability p").range(0.01, 1);
+  o.add("split", &LogregOptions::split, "rows to nodes: iid (shuffled) or label_skewed (sorted by label)",
+        {{"iid", Split::Iid}, {"label_skewed", Split::LabelSkewed}});
+  o.add("batch", &LogregOptions::batch, "minibatch per node and step; 0: full local gradients").min(0);
+  o.add("rho", &LogregOptions::rho, "weight rho of the dual regulariser rho/2 ||y - 1/n||^2 (1: the notes' form)")
+      .min(1e-12);
+  o.add("instance", &LogregOptions::instance, "draws the row subset and the shuffle").min(0);
+}
+
+LogregData read_libsvm(const std::filesystem::path& file, int features) {
+  std::ifstream in(file);
+  if (!in)
+    throw nexp::DataError(fmt::format("dsminimax.robust_logreg: cannot open '{}'; install the data with "
+                                      "scripts/setup or give dataset.file=<a LIBSVM file>",
+                                      file.string()));
+  std::vector<std::vector<int>> idx;
+  std::vector<double> labels;
+  std::string line;
+  for (int lineno = 1; std::getline(in, line); ++lineno) {
+    std::istringstream ss(line);
+    std::string tok;
+    if (!(ss >> tok)) continue;
+    const double label = std::stod(tok);
+    labels.push_back(label > 0 ? 1.0 : -1.0);
+    idx.emplace_back();
+    while (ss >> tok) {
+      const auto colon = tok.find(':');
+      const int j = colon == std::string::npos ? -1 : std::atoi(tok.substr(0, colon).c_str());
+      if (j < 1 || j > features)
+        throw nexp::DataError(fmt::format("{}:{}: expected index:value with 1 <= index <= {} (dataset.features), "
+                                          "found '{}'",
+                                          file.string(), lineno, features, tok));
+      idx.back().push_back(j - 1);
+    }
+  }
+  LogregData d;
+  d.a = Matrix::Zero(static_cast<Eigen::Index>(labels.size()), features);
+  d.b = Eigen::Map<Vector>(labels.data(), static_cast<Eigen::Index>(labels.size()));
+  for (size_t i = 0; i < idx.size(); ++i)
+    for (int j : idx[i]) d.a(static_cast<Eigen::Index>(i), j) = 1.0;
+  return d;
+}
+
+std::shared_ptr<nexp::Dataset> make_logreg(const LogregOptions& o, nexp::RunContext&) {
+  const auto file = o.file.empty() ? nexp::data_dir() / "stable_fairness" / "adult" / "a9a.txt" : std::filesystem::path(o.file);
+  LogregData all = read_libsvm(file, o.features);
+  const auto n_all = static_cast<std::int64_t>(all.b.size());
+  const std::int64_t train = o.file.empty() ? std::min<std::int64_t>(n_all, 32561) : n_all;  // a9a: train split first
+  const std::int64_t n = o.samples > 0 ? std::min(o.samples, train) : train;
+  if (n < o.nodes)
+    throw nexp::ConfigError(fmt::format("dataset.samples = {} leaves nodes without rows (dataset.nodes = {})", n, o.nodes));
+  auto rng = nexp::Random::stream(static_cast<std::uint64_t>(o.instance), "dsminimax.logreg");
+  std::vector<int> order(static_cast<size_t>(train));
+  std::iota(order.begin(), order.end(), 0);
+  for (std::int64_t i = train - 1; i > 0; --i) std::swap(order[i], order[rng.below(static_cast<std::uint64_t>(i + 1))]);
+  order.resize(static_cast<size_t>(n));
+  if (o.split == Split::LabelSkewed)
+    std::stable_sort(order.begin(), order.end(), [&](int p, int q) { return all.b(p) < all.b(q); });
+  LogregData d;
+  d.a.resize(n, o.features);
+  d.b.resize(n);
+  d.rows.resize(static_cast<size_t>(o.nodes));
+  for (std::int64_t i = 0; i < n; ++i) {
+    d.a.row(i) = all.a.row(order[i]);
+    d.b(i) = all.b(order[i]);
+    d.rows[static_cast<size_t>(i * o.nodes / n)].push_back(static_cast<int>(i));
+  }
+  auto mixing = make_mixing(o.topology, o.nodes, o.edge_probability, static_cast<std::uint64_t>(o.instance));
+  return std::make_shared<Instance>(std::make_shared<RobustLogreg>(std::move(d), static_cast<int>(o.batch), o.rho),
+                                    std::move(mixing));
+}
+
+// ---------------------------------------------------------------- single runs
+
+void RunOptions::declare(nexp::Options<RunOptions>& o) {
+  o.add("steps", &RunOptions::steps, "iterations at most (the cap)").min(1);
+  o.add("eps", &RunOptions::eps, "target: ||grad Phi(xbar)||^2 + consensus error <= eps^2").min(0);
+  o.add("stop_at_eps", &RunOptions::stop_at_eps, "stop at the first iteration that meets eps");
+  o.add("step_scale", &RunOptions::step_scale, "multiplies the rule's step sizes (DS-GDA: also beta and mu)").min(0);
+  o.add("eta", &RunOptions::eta, "eta_y, overriding the rule (ds_gda: eta_x = eta_y = eta)").min(0);
+  o.add("ratio", &RunOptions::ratio, "gt_gda, dm_hsgd: eta_y / eta_x; 0: the theory rule's kappa^2").min(0);
+  o.add("r1", &RunOptions::r1, "ds_gda: primal smoothing r1, overriding the rule").min(0);
+  o.add("r2", &RunOptions::r2, "ds_gda: dual smoothing r2, overriding the rule").min(0);
+  o.add("beta", &RunOptions::beta, "ds_gda: z step beta, overriding the rule").range(0, 1);
+  o.add("mu", &RunOptions::mu, "ds_gda: v step mu, overriding the rule").range(0, 1);
+  o.add("hybrid", &RunOptions::hybrid, "dm_hsgd: weight b of the fresh gradient in the hybrid estimator").range(0, 1);
+  o.add("aux", &RunOptions::aux, "ds_gda: z, v kept local or gossiped with x, y",
+        {{"local", AuxMode::Local}, {"mixed", AuxMode::Mixed}});
+  o.add("log_every", &RunOptions::log_every, "iterations between lines of metrics.jsonl; 0: steps / 200").min(0);
+}
+
+std::vector<std::string> run_metrics() {
+  return {"grad_phi_norm", "phi", "consensus_error", "iterations_to_eps", "grad_calls", "comm_rounds", "spectral_gap"};
+}
+
+StepSizes steps_for(Algorithm a, const RunOptions& o, const Problem& p, double gap) {
+  const double L = p.smoothness(), mu = p.pl_constant();
+  StepSizes s = a == Algorithm::DsGda ? ds_gda_rule(L, mu, gap) : gt_gda_rule(L, mu, gap, o.ratio);
+  const double ratio = s.eta_y / s.eta_x;
+  s.eta_x *= o.step_scale, s.eta_y *= o.step_scale, s.beta *= o.step_scale, s.mu *= o.step_scale;
+  if (o.eta) s.eta_y = *o.eta, s.eta_x = a == Algorithm::DsGda ? *o.eta : *o.eta / ratio;
+  if (a == Algorithm::DsGda) {
+    if (o.r1) s.r1 = *o.r1;
+    if (o.r2) s.r2 = *o.r2;
+    if (o.beta) s.beta = *o.beta;
+    if (o.mu) s.mu = *o.mu;
+    s.aux_mixed = o.aux == AuxMode::Mixed;
+  }
+  if (a == Algorithm::DmHsgd) s.hybrid = p.stochastic() ? o.hybrid : 1.0;
+  s.beta = std::min(s.beta, 1.0), s.mu = std::min(s.mu, 1.0);
+  return s;
+}
+
+Trace run_to_eps(const Problem& p, const Mixing& w, Algorithm a, const StepSizes& s, const RunOptions& o,
+                 std::uint64_t seed, const std::function<void(std::int64_t, const Trace&)>& log) {
+  SimNetwork net(w);
+  auto init = nexp::Random::stream(seed, "init");
+  Decentralized run(p, net, a, s, seed, p.initial_x(init));
+  const std::int64_t every = o.log_every > 0 ? o.log_every : std::max<std::int64_t>(1, o.steps / 200);
+  Trace tr;
+  for (std::int64_t t = 0;; ++t) {
+    const Vector xbar = run.mean_x();
+    const double g = p.grad_phi(xbar).norm(), c = run.consensus_error();
+    tr.grad_phi_norm = g, tr.consensus = c, tr.grad_calls = run.grad_calls(), tr.rounds = net.rounds();
+    const bool reached = g * g + c <= o.eps * o.eps;
+    if (reached && tr.iterations_to_eps < 0) tr.iterations_to_eps = t;
+    if (log && (t % every == 0 || t == o.steps)) tr.phi = p.phi(xbar), log(t, tr);
+    if (!std::isfinite(g) || g > 1e12) {
+      tr.diverged = true;
+      break;
+    }
+    if (t == o.steps || (reached && o.stop_at_eps)) break;
+    run.step();
+  }
+  tr.phi = p.phi(run.mean_x());
+  return tr;
+}
+
+namespace {
+
+void run_single(nexp::RunContext& ctx, Algorithm a) {
+  const auto o = ctx.options<RunOptions>();
+  auto& inst = ctx.dataset_as<Instance>();
+  const StepSizes s = steps_for(a, o, *inst.problem, inst.mixing.spectral_gap());
+  ctx.log().info("{}", inst.describe());
+  ctx.log().info("eta_x {:.4g}, eta_y {:.4g} (ratio {:.4g}), r1 {:.4g}, r2 {:.4g}, beta {:.4g}, mu {:.4g}", s.eta_x,
+                 s.eta_y, s.eta_y / s.eta_x, s.r1, s.r2, s.beta, s.mu);
+  const Trace tr = run_to_eps(*inst.problem, inst.mixing, a, s, o, ctx.seed(), [&](std::int64_t t, const Trace& x) {
+    ctx.log_metrics(t, {{"grad_phi_norm", x.grad_phi_norm},
+                        {"phi", x.phi},
+                        {"consensus_error", x.consensus},
+                        {"grad_calls", static_cast<double>(x.grad_calls)},
+                        {"comm_rounds", static_cast<double>(x.rounds)}});
+  });
+  if (tr.diverged) ctx.log().warn("diverged: ||grad Phi(xbar)|| left every bound");
+  ctx.summary("grad_phi_norm", tr.grad_phi_norm);
+  ctx.summary("phi", tr.phi);
+  ctx.summary("consensus_error", tr.consensus);
+  ctx.summary("iterations_to_eps", static_cast<double>(tr.iterations_to_eps));
+  ctx.summary("grad_calls", static_cast<double>(tr.grad_calls));
+  ctx.summary("comm_rounds", static_cast<double>(tr.rounds));
+  ctx.summary("spectral_gap", inst.mixing.spectral_gap());
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- the kappa study
+
+void ScalingOptions::declare(nexp::Options<ScalingOptions>& o) {
+  o.add("kappas", &ScalingOptions::kappas, "condition numbers kappa (A's spectrum)").range(1, 1e8);
+  o.add("instances", &ScalingOptions::instances, "NC-PL instances per kappa (0, 1, ...)").range(1, 1000);
+  o.add("methods", &ScalingOptions::methods,
+        "methods: ds_gda, gt_gda (theory ratio ~ kappa^2), gt_gda_ratio1, gt_gda_best_ratio (ratio_grid), dm_hsgd")
+      .choices({"ds_gda", "gt_gda", "gt_gda_ratio1", "gt_gda_best_ratio", "dm_hsgd"});
+  o.add("ratio_grid", &ScalingOptions::ratio_grid, "gt_gda_best_ratio: eta_y / eta_x values tried").range(1, 1e12);
+  o.add("step_grid", &ScalingOptions::step_grid, "multiples of each rule's step sizes tried for the best step")
+      .range(1e-6, 1e6);
+  o.add("cap", &ScalingOptions::cap, "iterations at most; a run that has not reached eps by then is censored").min(1);
+  o.add("eps", &ScalingOptions::eps, "target ||grad Phi(xbar)||^2 + consensus <= eps^2").min(0);
+  o.add("nodes", &ScalingOptions::nodes, "nodes on a ring").range(1, 4096);
+}
+
+namespace {
+
+struct Arm {
+  Algorithm algorithm;
+  double ratio;                // 0: the rule's kappa^2
+  std::vector<double> ratios;  // the grid's ratios (empty: `ratio` only)
+};
+
+Arm arm_of(const std::string& m, const std::vector<double>& ratio_grid) {
+  if (m == "ds_gda") return {Algorithm::DsGda, 0, {}};
+  if (m == "gt_gda") return {Algorithm::GtGda, 0, {}};
+  if (m == "gt_gda_ratio1") return {Algorithm::GtGda, 1, {}};
+  if (m == "gt_gda_best_ratio") return {Algorithm::GtGda, 0, ratio_grid};
+  return {Algorithm::DmHsgd, 0, {}};
+}
+
+double at_rule_ratio(Algorithm a, const RunOptions& o, const Problem& p, const Mixing& w) {
+  const StepSizes s = steps_for(a, o, p, w.spectral_gap());
+  return s.eta_y / s.eta_x;
+}
+
+// Runs every candidate in lockstep and returns (first t at which one meets eps, its index), or (-1, -1)
+// when none does within `cap`. A diverged candidate leaves the race. Cost: candidates x the winner's t.
+std::pair<std::int64_t, size_t> race(const Problem& p, const Mixing& w, Algorithm a, const std::vector<StepSizes>& grid,
+                                     double eps, std::int64_t cap, std::uint64_t seed) {
+  std::vector<std::unique_ptr<SimNetwork>> nets;
+  std::vector<std::unique_ptr<Decentralized>> runs;
+  for (const auto& s : grid) {
+    auto init = nexp::Random::stream(seed, "init");
+    nets.push_back(std::make_unique<SimNetwork>(w));
+    runs.push_back(std::make_unique<Decentralized>(p, *nets.back(), a, s, seed, p.initial_x(init)));
+  }
+  std::vector<char> live(grid.size(), 1);
+  for (std::int64_t t = 0; t <= cap; ++t)
+    for (size_t i = 0; i < runs.size(); ++i) {
+      if (!live[i]) continue;
+      const double g = p.grad_phi(runs[i]->mean_x()).norm();
+      if (g * g + runs[i]->consensus_error() <= eps * eps) return {t, i};
+      if (!std::isfinite(g) || g > 1e12) live[i] = 0;
+      if (t < cap) runs[i]->step();
+    }
+  return {-1, 0};
+}
+
+// The slope of log iterations on log kappa over the uncensored runs, with a bootstrap interval that
+// resamples instances within each kappa; kappas with no uncensored run are left out.
+void report_slope(nexp::RunContext& ctx, const std::string& name, const std::vector<double>& kappas,
+                  const std::vector<std::vector<double>>& iterations, std::int64_t censored) {
+  std::vector<double> x;
+  std::vector<std::vector<double>> samples;
+  for (size_t i = 0; i < kappas.size(); ++i)
+    if (!iterations[i].empty()) x.push_back(kappas[i]), samples.push_back(iterations[i]);
+  ctx.summary("censored_" + name.substr(6), static_cast<double>(censored));
+  if (x.size() < 2) {
+    ctx.log().warn("{}: fewer than two kappas reached eps; no slope", name);
+    return;
+  }
+  auto rng = ctx.stream("bootstrap", std::hash<std::string>{}(name));
+  const auto b = nexp::stats::loglog_slope_of_means(x, samples, rng);
+  ctx.summary(name, b.estimate);
+  ctx.summary(name + "_lo", b.low);
+  ctx.summary(name + "_hi", b.high);
+  ctx.log().info("{} = {:.3f} [{:.3f}, {:.3f}] over {} kappas, {} censored", name, b.estimate, b.low, b.high,
+                 x.size(), censored);
+}
+
+}  // namespace
+
+void run_kappa_scaling(nexp::RunContext& ctx) {
+  const auto o = ctx.options<ScalingOptions>();
+  const Mixing w = ring_mixing(o.nodes);
+  nexp::CsvWriter csv(ctx.artifacts_dir() / "scaling.csv",
+                      {nexp::CsvColumn::text("method"), nexp::CsvColumn::real("kappa"),
+                       nexp::CsvColumn::integer("instance"), nexp::CsvColumn::integer("iterations_to_eps"),
+                       nexp::CsvColumn::real("best_step_scale").significant(4), nexp::CsvColumn::real("best_ratio").significant(4),
+                       nexp::CsvColumn::integer("iterations_rule")});
+  const auto total = static_cast<std::int64_t>(o.methods.size() * o.kappas.size()) * o.instances;
+  auto bar = ctx.progress(total, "runs");
+  for (const auto& m : o.methods) {
+    const Arm arm = arm_of(m, o.ratio_grid);
+    std::vector<std::vector<double>> best(o.kappas.size()), rule(o.kappas.size());
+    std::int64_t censored_best = 0, censored_rule = 0;
+    for (size_t ki = 0; ki < o.kappas.size(); ++ki)
+      for (std::int64_t inst = 0; inst < o.instances; ++inst) {
+        NcplSpec spec;
+        spec.nodes = o.nodes, spec.kappa = o.kappas[ki], spec.instance = static_cast<std::uint64_t>(inst);
+        const Ncpl p(spec);
+        RunOptions ro;
+        ro.eps = o.eps, ro.steps = o.cap, ro.ratio = arm.ratio;
+        const Trace at_rule = run_to_eps(p, w, arm.algorithm, steps_for(arm.algorithm, ro, p, w.spectral_gap()), ro, ctx.seed());
+        std::vector<StepSizes> grid;
+        for (double g : o.step_grid)
+          for (double ratio : arm.ratios.empty() ? std::vector<double>{arm.ratio} : arm.ratios) {
+            if (g == 1 && arm.ratios.empty()) continue;  // the rule itself, already run
+            RunOptions go = ro;
+            go.step_scale = g, go.ratio = ratio;
+            grid.push_back(steps_for(arm.algorithm, go, p, w.spectral_gap()));
+          }
+        const std::int64_t cap = at_rule.iterations_to_eps >= 0 ? at_rule.iterations_to_eps : o.cap;
+        const auto [raced, winner] = race(p, w, arm.algorithm, grid, o.eps, cap, ctx.seed());
+        std::int64_t best_it = at_rule.iterations_to_eps;
+        double best_scale = 1, best_ratio = at_rule_ratio(arm.algorithm, ro, p, w);
+        if (raced >= 0 && (best_it < 0 || raced < best_it))
+          best_it = raced, best_scale = grid[winner].eta_y / steps_for(arm.algorithm, ro, p, w.spectral_gap()).eta_y,
+          best_ratio = grid[winner].eta_y / grid[winner].eta_x;
+        if (at_rule.iterations_to_eps >= 0) rule[ki].push_back(static_cast<double>(at_rule.iterations_to_eps));
+        else ++censored_rule;
+        if (best_it >= 0) best[ki].push_back(static_cast<double>(best_it));
+        else ++censored_best;
+        csv.row(m, o.kappas[ki], inst, best_it, best_scale, best_ratio, at_rule.iterations_to_eps);
+        bar.advance();
+        ctx.log().info("{} kappa {} instance {}: best {} (step x{:.3g}, ratio {:.3g}), rule {}", m, o.kappas[ki], inst,
+                       best_it, best_scale, best_ratio, at_rule.iterations_to_eps);
+      }
+    report_slope(ctx, "slope_" + m, o.kappas, best, censored_best);
+    report_slope(ctx, "slope_" + m + "_rule", o.kappas, rule, censored_rule);
+  }
+}
+
+void run_ds_gda(nexp::RunContext& ctx) { run_single(ctx, Algorithm::DsGda); }
+void run_gt_gda(nexp::RunContext& ctx) { run_single(ctx, Algorithm::GtGda); }
+void run_dm_hsgd(nexp::RunContext& ctx) { run_single(ctx, Algorithm::DmHsgd); }
+
+}  // namespace dsminimax
