@@ -41,6 +41,8 @@ struct NetImpl : torch::nn::Module {
     for (int i = 0; i < c.layers; ++i) blocks.push_back(register_module("block" + std::to_string(i), Block(c.dim, c.heads)));
     ln = register_module("ln", torch::nn::LayerNorm(torch::nn::LayerNormOptions({c.dim})));
     act = register_module("act", torch::nn::Linear(c.dim, c.dim));
+    copy_q = register_module("copy_q", torch::nn::Linear(c.dim, c.dim));
+    copy_k = register_module("copy_k", torch::nn::Linear(c.dim, c.dim));
     torch::nn::init::normal_(tok->weight, 0, 0.02);
     torch::nn::init::normal_(pos->weight, 0, 0.02);
   }
@@ -62,9 +64,25 @@ struct NetImpl : torch::nn::Module {
   torch::nn::Embedding tok{nullptr}, pos{nullptr};
   std::vector<Block> blocks;
   torch::nn::LayerNorm ln{nullptr};
-  torch::nn::Linear act{nullptr};
+  torch::nn::Linear act{nullptr}, copy_q{nullptr}, copy_k{nullptr};
 };
 TORCH_MODULE(Net);
+
+// The copy term of eq. (pointer): for each token w of action a, its best match among the history
+// states the decision may see, mean_{w in a} max_{j <= t} q(E[w]) . k(h_j) / sqrt(d). It lets the
+// student point at a name or number it read (search[<the director>], echo <the count>).
+torch::Tensor copy_scores(Net& net, const torch::Tensor& states, const torch::Tensor& actions,
+                          const torch::Tensor& window_of, const torch::Tensor& position_of) {
+  const auto L = states.size(1);
+  auto keys = net->copy_k->forward(states).index({window_of});             // [M, L, d]
+  auto queries = net->copy_q->forward(net->tok->forward(actions));         // [M, La, d]
+  auto sim = torch::matmul(queries, keys.transpose(1, 2)) / std::sqrt(static_cast<double>(net->dim));
+  auto future = torch::arange(L, torch::kLong).unsqueeze(0) > position_of.unsqueeze(1);  // [M, L]
+  sim = sim.masked_fill(future.unsqueeze(1), -1e4);
+  auto best = std::get<0>(sim.max(-1));                                    // [M, La]
+  auto valid = (actions != kPad).to(torch::kFloat);
+  return (best * valid).sum(1) / valid.sum(1).clamp_min(1);
+}
 
 torch::Tensor pad_rows(const std::vector<const std::vector<int>*>& rows) {
   std::size_t width = 1;
@@ -79,7 +97,7 @@ torch::Tensor pad_rows(const std::vector<const std::vector<int>*>& rows) {
 // Scores [T, C] (masked with -inf past each target's candidates) of every target in the windows.
 torch::Tensor scores(Net& net, const std::vector<const Window*>& batch) {
   std::vector<const std::vector<int>*> seqs, cands;
-  std::vector<long> rows, cols;
+  std::vector<long> rows, cols, cand_rows, cand_cols;
   std::size_t widest = 0;
   for (std::size_t b = 0; b < batch.size(); ++b) {
     seqs.push_back(&batch[b]->tokens);
@@ -87,12 +105,14 @@ torch::Tensor scores(Net& net, const std::vector<const Window*>& batch) {
       rows.push_back(static_cast<long>(b));
       cols.push_back(t.position);
       widest = std::max(widest, t.candidates.size());
-      for (const auto& c : t.candidates) cands.push_back(&c);
+      for (const auto& c : t.candidates) cands.push_back(&c), cand_rows.push_back(b), cand_cols.push_back(t.position);
     }
   }
   auto states = net->encode(pad_rows(seqs));
   auto h = states.index({torch::tensor(rows), torch::tensor(cols)});  // [T, d]
-  auto e = net->embed_actions(pad_rows(cands));                        // [M, d]
+  const auto actions = pad_rows(cands);
+  auto e = net->embed_actions(actions);                                // [M, d]
+  auto copy = copy_scores(net, states, actions, torch::tensor(cand_rows), torch::tensor(cand_cols));  // [M]
   const long T = static_cast<long>(rows.size()), C = static_cast<long>(widest);
   auto index = torch::zeros({T, C}, torch::kLong);
   auto valid = torch::zeros({T, C}, torch::kBool);
@@ -104,7 +124,8 @@ torch::Tensor scores(Net& net, const std::vector<const Window*>& batch) {
       for (std::size_t c = 0; c < target.candidates.size(); ++c) ia[t][c] = m++, va[t][c] = true;
       ++t;
     }
-  auto s = (h.unsqueeze(1) * e.index({index})).sum(-1) / std::sqrt(static_cast<double>(net->dim));
+  auto s = (h.unsqueeze(1) * e.index({index})).sum(-1) / std::sqrt(static_cast<double>(net->dim)) +
+           copy.index({index});
   return s.masked_fill(valid.logical_not(), -INFINITY);
 }
 
@@ -185,7 +206,7 @@ std::vector<int> Student::choose(const std::vector<const Episode*>& episodes,
   torch::NoGradGuard no_grad;
   impl_->net->eval();
   std::vector<int> out;
-  constexpr std::size_t kChunk = 64;  // episodes per forward pass
+  constexpr std::size_t kChunk = 32;  // episodes per forward pass
   for (std::size_t from = 0; from < episodes.size(); from += kChunk) {
     std::vector<Window> windows;
     for (std::size_t i = from; i < std::min(episodes.size(), from + kChunk); ++i) {

@@ -4,7 +4,8 @@
 //
 //   h_t   = LN(Block_L(... Block_1(E[x_{t-W+1..t}] + P[0..W-1])))[t]      (pre-norm blocks, causal)
 //   e(a)  = W_a mean_{w in a} E[w]                                          (the action's pooled tokens)
-//   pi(a | history) = softmax_{a in admissible} (h_t . e(a) / sqrt(d))
+//   c(a)  = mean_{w in a} max_{j <= t} q(E[w]) . k(h_j) / sqrt(d)           (pointer: copy what was read)
+//   pi(a | history) = softmax_{a in admissible} (h_t . e(a) / sqrt(d) + c(a))
 //   loss  = - mean over labelled decisions of log pi(a_teacher | history)   (teacher steps only)
 // The kAct token closes the history at a decision, so h_t has read the whole window before acting.
 // Windows are drawn in proportion to the labelled decisions they hold, so every kept teacher step
