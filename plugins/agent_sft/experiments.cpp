@@ -334,6 +334,7 @@ void run_sft(nexp::RunContext& ctx) {
     const SeedStreams streams(ctx, seed);
     const Trained warm = warm_start(s, streams, s.o.budget);
     for (const auto& name : s.o.constructions) {
+      if (ctx.stop_requested()) break;
       const auto t0 = std::chrono::steady_clock::now();
       const Trained t = construct(s, streams, warm, construction_from_name(name), s.o.budget);
       const Evaluation e = evaluate(*t.student, s.env.eval);

@@ -38,16 +38,27 @@ double agreement(Student& s, const std::vector<Episode>& corpus) {
   return static_cast<double>(agree) / n;
 }
 
-// 50 teacher steps, some of them the teacher's random actions: memorised exactly.
-TEST(Student, OverfitsFiftyTeacherSteps) {
-  const auto corpus = teacher_corpus(World::LinkLookup, 50, 4);
+std::vector<Window> all_windows(const std::vector<Episode>& corpus, int context) {
   std::vector<Window> ws;
   for (const auto& e : corpus)
-    for (auto& w : windows(e, 256)) ws.push_back(std::move(w));
+    for (auto& w : windows(e, context)) ws.push_back(std::move(w));
+  return ws;
+}
+
+StudentConfig tiny(int context) {
   StudentConfig c;
   c.dim = 32;
   c.layers = 1;
+  c.context = context;
   c.lr = 3e-3;
+  return c;
+}
+
+// 50 teacher steps, some of them the teacher's random actions: memorised exactly.
+TEST(Student, OverfitsFiftyTeacherSteps) {
+  const auto corpus = teacher_corpus(World::LinkLookup, 50, 4);
+  const auto ws = all_windows(corpus, 256);
+  const StudentConfig c = tiny(256);
   Student s(c, 1);
   const double before = agreement(s, corpus);
   nexp::Random rng(2);
@@ -58,14 +69,8 @@ TEST(Student, OverfitsFiftyTeacherSteps) {
 
 TEST(Student, CopyIsDeepAndChoicesAreAdmissible) {
   const auto corpus = teacher_corpus(World::MiniShell, 30, 6);
-  std::vector<Window> ws;
-  for (const auto& e : corpus)
-    for (auto& w : windows(e, 128)) ws.push_back(std::move(w));
-  StudentConfig c;
-  c.dim = 32;
-  c.layers = 1;
-  c.context = 128;
-  Student a(c, 3);
+  const auto ws = all_windows(corpus, 128);
+  Student a(tiny(128), 3);
   Student b(a);
   std::vector<const Episode*> view;
   std::vector<std::vector<std::string>> admissible;
