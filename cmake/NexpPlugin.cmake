@@ -8,6 +8,10 @@
 #                            nexp/tensor_dataset.hpp) and LibTorch, and reuse the shared precompiled
 #                            <torch/torch.h>. Without it the plugin is plain C++ over libnexp_core and a
 #                            process that runs it never loads LibTorch (~1 s saved at every start).
+#     [TORCH_SOURCES <files...>]  with TORCH: the files of SOURCES and TESTS that include LibTorch. Only
+#                            they load the precompiled header (loading it costs a file ~25 s of CPU on a
+#                            loaded 2-core machine even when nothing in it is used); without the list,
+#                            every file does.
 #     [LIBRARIES <libs...>]  further Debian-packaged libraries the plugin links
 #     [OUTPUT_DIR <dir>]     where the .so goes (default: the folder `nexp` searches); test fixtures only
 #     [NO_CONFORMANCE]       skip the conformance test (test fixtures only)
@@ -57,8 +61,29 @@ function(nexp_discover_tests target prefix labels)
   set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${_script})
 endfunction()
 
+# TORCH_SOURCES: checks the list and marks every other source and test to skip the precompiled header.
+function(nexp_plugin_torch_sources slug torch all torch_sources)
+  if(NOT torch_sources)
+    return()
+  endif()
+  if(NOT torch)
+    message(FATAL_ERROR "nexp_add_plugin(${slug}): TORCH_SOURCES names files that include LibTorch; add TORCH too")
+  endif()
+  foreach(_f IN LISTS torch_sources)
+    if(NOT _f IN_LIST all)
+      message(FATAL_ERROR "nexp_add_plugin(${slug}): TORCH_SOURCES names '${_f}', which is in neither SOURCES nor TESTS")
+    endif()
+  endforeach()
+  set(_plain ${all})
+  list(REMOVE_ITEM _plain ${torch_sources})
+  if(_plain)
+    set_source_files_properties(${_plain} DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR} PROPERTIES SKIP_PRECOMPILE_HEADERS ON)
+  endif()
+endfunction()
+
 function(nexp_add_plugin slug)
-  cmake_parse_arguments(P "TORCH;NO_CONFORMANCE;NO_INSTALL" "SMOKE_CONFIG;OUTPUT_DIR" "SOURCES;TESTS;LIBRARIES" ${ARGN})
+  cmake_parse_arguments(P "TORCH;NO_CONFORMANCE;NO_INSTALL" "SMOKE_CONFIG;OUTPUT_DIR" "SOURCES;TESTS;LIBRARIES;TORCH_SOURCES"
+                        ${ARGN})
   if(P_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "nexp_add_plugin(${slug}): unknown arguments '${P_UNPARSED_ARGUMENTS}' (NO_PCH is gone: "
                         "a plugin that uses LibTorch says TORCH, one that does not says nothing)")
@@ -73,6 +98,7 @@ function(nexp_add_plugin slug)
   if(NOT P_SOURCES)
     message(FATAL_ERROR "nexp_add_plugin(${slug}): SOURCES is empty; list plugin.cpp and the method's sources")
   endif()
+  nexp_plugin_torch_sources(${slug} "${P_TORCH}" "${P_SOURCES};${P_TESTS}" "${P_TORCH_SOURCES}")
   if(TARGET nexp::core)
     set(_core nexp::core)
   else()
