@@ -132,25 +132,34 @@ struct Children {
   std::map<pid_t, int> rank_of;  // running ones
 };
 
+// Reaps the ranks that end within `wait`; returns how each ended.
+std::vector<std::pair<int, int>> reap(Children& c, std::chrono::milliseconds wait) {
+  std::vector<std::pair<int, int>> ended;
+  const auto deadline = Clock::now() + wait;
+  while (!c.rank_of.empty()) {
+    int s = 0;
+    const pid_t pid = ::waitpid(-c.group, &s, WNOHANG);
+    if (pid > 0) {
+      ended.emplace_back(c.rank_of[pid], s);
+      c.rank_of.erase(pid);
+    } else if ((pid < 0 && errno == ECHILD) || Clock::now() > deadline) {
+      break;
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+  return ended;
+}
+
 // SIGTERM to the group, SIGKILL to what is left after two seconds; reaps them all.
 void end_all(Children& c) {
   if (c.rank_of.empty()) return;
   ::kill(-c.group, SIGTERM);
-  const auto deadline = Clock::now() + std::chrono::seconds(2);
-  while (!c.rank_of.empty()) {
+  reap(c, std::chrono::seconds(2));
+  if (!c.rank_of.empty()) {
+    ::kill(-c.group, SIGKILL);
     int status = 0;
-    const pid_t pid = ::waitpid(-c.group, &status, WNOHANG);
-    if (pid > 0) {
-      c.rank_of.erase(pid);
-      continue;
-    }
-    if (pid < 0 && errno == ECHILD) break;
-    if (Clock::now() > deadline) {
-      ::kill(-c.group, SIGKILL);
-      for (auto& [p, _] : c.rank_of) ::waitpid(p, &status, 0);
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    for (auto& [p, _] : c.rank_of) ::waitpid(p, &status, 0);
   }
   c.rank_of.clear();
 }
@@ -204,25 +213,6 @@ bool timed_out(const RanksOutcome& o) {
   std::string e = o.error;
   std::transform(e.begin(), e.end(), e.begin(), [](unsigned char ch) { return std::tolower(ch); });
   return e.find("timed out") != std::string::npos;
-}
-
-// Reaps the ranks that end within `wait`; returns how each ended.
-std::vector<std::pair<int, int>> reap(Children& c, std::chrono::milliseconds wait) {
-  std::vector<std::pair<int, int>> ended;
-  const auto deadline = Clock::now() + wait;
-  while (!c.rank_of.empty()) {
-    int s = 0;
-    const pid_t pid = ::waitpid(-c.group, &s, WNOHANG);
-    if (pid > 0) {
-      ended.emplace_back(c.rank_of[pid], s);
-      c.rank_of.erase(pid);
-    } else if (pid < 0 || Clock::now() > deadline) {
-      break;
-    } else {
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-  }
-  return ended;
 }
 
 // The rank to blame when `rank` ended with `status`. The others that end within a moment are reaped
