@@ -18,7 +18,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <initializer_list>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <thread>
 #include <tuple>
@@ -208,28 +210,49 @@ RanksOutcome failure_of(const RanksLaunch& l, int rank, int status) {
   return o;
 }
 
-// Whether a rank's failure is a collective that waited past the timeout (Gloo's own words).
-bool timed_out(const RanksOutcome& o) {
+// Whether a rank's error says any of `words` (case aside).
+bool says(const RanksOutcome& o, std::initializer_list<const char*> words) {
   std::string e = o.error;
   std::transform(e.begin(), e.end(), e.begin(), [](unsigned char ch) { return std::tolower(ch); });
-  return e.find("timed out") != std::string::npos;
+  return std::any_of(words.begin(), words.end(), [&](const char* w) { return e.find(w) != std::string::npos; });
+}
+
+// A collective that waited past the timeout (Gloo's own words).
+bool timed_out(const RanksOutcome& o) { return says(o, {"timed out"}); }
+
+// Only the loss of a peer: a connection closed or reset under the rank.
+bool lost_a_peer(const RanksOutcome& o) { return says(o, {"connection closed", "connection reset"}); }
+
+// Among the ranks that ended (rank, wait status), the root cause: one killed by a signal, else a
+// collective past its timeout, else a failure that is not just a lost peer, else the lowest rank.
+std::pair<int, RanksOutcome> root_cause(const RanksLaunch& l, const std::vector<std::pair<int, int>>& ended) {
+  std::optional<std::tuple<bool, bool, bool, int>> best_key;
+  std::pair<int, RanksOutcome> best{0, {}};
+  for (const auto& [k, s] : ended) {
+    if (WIFEXITED(s) && WEXITSTATUS(s) == 0) continue;
+    RanksOutcome o = failure_of(l, k, s);
+    const auto key = std::make_tuple(!WIFSIGNALED(s), !timed_out(o), lost_a_peer(o), k);
+    if (!best_key || key < *best_key) best_key = key, best = {k, std::move(o)};
+  }
+  return best;
 }
 
 // The rank to blame when `rank` ended with `status`. The others that end within a moment are reaped
-// too, and one killed by a signal wins (the ranks that lost their peer to it fail a moment later, with
-// a connection error), else the lowest rank. When that failure is a collective past the timeout, the
+// too: a rank killed by a signal or a collective that timed out takes the blame before the ranks that
+// lost their peer to it (they fail a moment later, with a connection error; while only such failures
+// are seen, nexp waits a second for the cause). When the cause is a collective past the timeout, the
 // ranks still running a few seconds later are the ones that never joined it (stopped or stuck): the
 // lowest of them is blamed.
 RanksOutcome first_failure(const RanksLaunch& l, Children& c, int rank, int status) {
   std::vector<std::pair<int, int>> ended{{rank, status}};
   for (auto& e : reap(c, std::chrono::milliseconds(100))) ended.push_back(e);
-  auto blame = [](const std::pair<int, int>& e) {
-    const bool failed = !WIFEXITED(e.second) || WEXITSTATUS(e.second) != 0;
-    return std::make_tuple(!failed, !WIFSIGNALED(e.second), e.first);
-  };
-  const auto worst = *std::min_element(ended.begin(), ended.end(), [&](const auto& a, const auto& b) { return blame(a) < blame(b); });
-  RanksOutcome o = failure_of(l, worst.first, worst.second);
-  if (worst.first < 0 || !timed_out(o)) return o;
+  auto cause = root_cause(l, ended);
+  if (cause.first >= 0 && lost_a_peer(cause.second)) {
+    for (auto& e : reap(c, std::chrono::seconds(1))) ended.push_back(e);
+    cause = root_cause(l, ended);
+  }
+  RanksOutcome o = std::move(cause.second);
+  if (cause.first < 0 || !timed_out(o)) return o;
   reap(c, std::chrono::seconds(3));  // the other ranks waiting in the same collective time out too
   if (c.rank_of.empty()) return o;
   int hung = l.processes;

@@ -82,7 +82,8 @@ expect_killed_run() {  # name, signal, rank, timeout, what the error says
   kill -"$2" "$(rank_pid "$PID" "$3")"
   set +e; wait "$PID"; local rc=$?; set -e
   [[ $rc == 1 ]] || fail "$1: exit $rc, expected 1: $(cat $1.err)"
-  ((SECONDS - started <= ${4%s} + 10)) || fail "$1: took $((SECONDS - started)) s to end"
+  # An upper bound only (the run must not wait forever), generous for a loaded machine.
+  ((SECONDS - started <= ${4%s} + 60)) || fail "$1: took $((SECONDS - started)) s to end"
   [[ $(status_of "$F" status) == failed ]] || fail "$1: $(cat "$F/status.json")"
   expect_contains "$(status_of "$F" error)" "$5" "$1: status.json's error"
   local p; for p in $pids; do [[ ! -e /proc/$p ]] || fail "$1: rank process $p is still there: $(ps -o pid,stat,cmd -p "$p")"; done
