@@ -25,7 +25,7 @@ void register_metrics(nexp::Registrar& r) {
       {"nmi", "normalised mutual information (arithmetic mean), mean over items"},
       {"ami", "adjusted mutual information (arithmetic mean), mean over items"},
       {"v_measure", "V-measure (beta = 1), mean over items"},
-      {"miou", "Hungarian mean IoU against the target elements"},
+      {"miou", "mean IoU against the target elements (Hungarian matching; aspect_adapt: matched by id)"},
       {"recall", "share of missing elements recovered at IoU >= 0.5"},
       {"iou", "IoU of the inserted element with its true box"},
       {"alignment_kept", "aspect_adapt: share of the source's aligned pairs still aligned the same way"},
