@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <numeric>
 
@@ -55,12 +56,29 @@ struct Slot {
   int group = -1;  // index of the slot of the GROUP holding it
 };
 
+// The random decisions of a family's arrangement, drawn once. place() lays them out on a canvas of a
+// given aspect ratio as a designer re-lays a template for another format: margins and text heights are
+// lengths in units of the canvas's short side (a title keeps its size in px relative to the short side),
+// column widths are shares of the canvas, an image keeps its own aspect ratio, and a split (image beside
+// text) becomes a stack on a tall canvas, a stack a split on a wide one.
+struct Plan {
+  double margin = 0.06;
+  int pattern = 0;     // 0 stack, 1 split, 2 full-bleed image under text
+  double align = 0;    // text alignment in its column: 0 left, 0.5 centre, 1 right
+  bool under = false, image = false, badge = false, button = false, logo = false;
+  double title_h = 0.12, title_w = 0.8, sub_h = 0.06, sub_w = 0.7, body_h = 0.1, body_w = 0.8;
+  double image_ratio = 1.6, button_w = 0.4, button_h = 0.07;
+  int title_weight = 700;
+  std::array<double, 4> gaps{};
+};
+
 struct Family {
   std::string id, category;
   int format = 0;
   std::vector<std::string> palette;  // [0] background, [1] text, [2] accent, ...
   std::vector<std::string> fonts;
-  std::vector<Slot> slots;
+  Plan plan;
+  std::vector<Slot> slots;  // the plan on the family's own canvas
 };
 
 std::vector<std::string> draw_fonts(int count, const FamiliesOptions& o, nexp::Random& rng) {
@@ -88,56 +106,84 @@ std::vector<std::string> draw_palette(nexp::Random& rng) {
   return p;
 }
 
-// The slots of a family: a column of text beside or under an image, with decorations and groups.
-std::vector<Slot> draw_slots(const Family& f, nexp::Random& rng) {
-  const double m = rng.uniform(0.04, 0.1);
-  const int pattern = static_cast<int>(rng.below(3));  // 0 stack, 1 split, 2 full-bleed image under text
+// The sizes and the placement a sibling may redraw (its own arrangement); the rest is the template's.
+void draw_arrangement(Plan& p, nexp::Random& rng) {
+  p.margin = rng.uniform(0.04, 0.1);
+  p.pattern = static_cast<int>(rng.below(3));
+  p.align = rng.below(3) / 2.0;
+  p.title_h = rng.uniform(0.1, 0.16), p.title_w = rng.uniform(0.7, 1.0);
+  p.sub_h = rng.uniform(0.05, 0.08), p.sub_w = rng.uniform(0.5, 0.9);
+  p.body_h = rng.uniform(0.08, 0.14), p.body_w = rng.uniform(0.6, 1.0);
+  p.image_ratio = rng.uniform(1.4, 2.2);
+  p.button_w = rng.uniform(0.3, 0.5), p.button_h = rng.uniform(0.06, 0.09);
+  for (auto& g : p.gaps) g = rng.uniform(0.01, 0.04);
+}
+
+Plan draw_plan(nexp::Random& rng) {
+  Plan p;
+  draw_arrangement(p, rng);
+  p.under = rng.bernoulli(0.5);
+  p.image = rng.bernoulli(0.8);
+  p.badge = rng.bernoulli(0.5);
+  p.button = rng.bernoulli(0.6);
+  p.logo = rng.bernoulli(0.5);
+  p.title_weight = rng.bernoulli(0.5) ? 700 : 800;
+  return p;
+}
+
+// The slots of a family on a canvas of aspect ratio `aspect` (width / height), in canvas fractions.
+std::vector<Slot> place(const Plan& p, const Family& f, double aspect) {
+  const double fx = std::min(1.0, 1 / aspect), fy = std::min(1.0, aspect);  // short-side units -> fractions
+  int pattern = p.pattern;
+  if (pattern == 1 && aspect < 0.7) pattern = 0;
+  if (pattern == 0 && p.image && aspect > 1.6) pattern = 1;
+  const double mx = p.margin * fx, my = p.margin * fy;
   const int nf = static_cast<int>(f.fonts.size());
   const int accent = static_cast<int>(f.palette.size()) - 1;
   std::vector<Slot> s;
-  const double text_x = pattern == 1 ? 0.5 + m / 2 : m, text_w = pattern == 1 ? 0.5 - 1.5 * m : 1 - 2 * m;
+  const double text_x = pattern == 1 ? 0.5 + mx / 2 : mx, text_w = pattern == 1 ? 0.5 - 1.5 * mx : 1 - 2 * mx;
   if (pattern == 2) s.push_back({"background_image", Kind::Image, 0, 0, 1, 1, 0, 400, 0, false});
-  if (pattern == 1) s.push_back({"image", Kind::Image, m, m, 0.5 - 1.5 * m, 1 - 2 * m, 0, 400, 0, false});
-  const double align = rng.below(3) / 2.0;  // left, centre or right within the text column
-  double y = m;
-  auto text = [&](const std::string& role, double h, double wfrac, int font, int weight, bool optional) {
+  if (pattern == 1) s.push_back({"image", Kind::Image, mx, my, 0.5 - 1.5 * mx, 1 - 2 * my, 0, 400, 0, false});
+  double y = my;
+  std::size_t gap = 0;
+  auto text = [&](const std::string& role, double h_units, double wfrac, int font, int weight, bool optional) {
     const double w = text_w * wfrac;
-    s.push_back({role, Kind::Text, text_x + align * (text_w - w), y, w, h, font, weight, 1, optional});
-    y += h + rng.uniform(0.01, 0.04);
+    s.push_back({role, Kind::Text, text_x + p.align * (text_w - w), y, w, h_units * fy, font, weight, 1, optional});
+    y += h_units * fy + p.gaps[gap++ % p.gaps.size()] * fy;
   };
-  if (rng.bernoulli(0.5)) {  // a decoration under the title: drawn first, so behind it
-    s.push_back({"decoration_under", Kind::Image, text_x - m / 2, y - m / 3, text_w + m, 0.16 + m / 1.5, 0, 400, 2, false});
-  }
-  text("title", rng.uniform(0.1, 0.16), rng.uniform(0.7, 1.0), 0, rng.bernoulli(0.5) ? 700 : 800, false);
-  text("subtitle", rng.uniform(0.05, 0.08), rng.uniform(0.5, 0.9), std::min(1, nf - 1), 500, true);
-  if (pattern == 0 && rng.bernoulli(0.8)) {
-    const double h = rng.uniform(0.2, 0.32);
+  if (p.under)  // a decoration under the title: drawn first, so behind it
+    s.push_back({"decoration_under", Kind::Image, text_x - mx / 2, y - my / 3, text_w + mx, (0.16 + p.margin / 1.5) * fy, 0,
+                 400, 2, false});
+  text("title", p.title_h, p.title_w, 0, p.title_weight, false);
+  text("subtitle", p.sub_h, p.sub_w, std::min(1, nf - 1), 500, true);
+  if (pattern == 0 && (p.image || p.pattern == 1)) {
+    const double h = std::min(0.36, text_w * aspect / p.image_ratio);
     s.push_back({"image", Kind::Image, text_x, y, text_w, h, 0, 400, 0, false});
-    y += h + 0.02;
-    if (rng.bernoulli(0.5)) {  // a badge over the image's corner
-      s.push_back({"decoration_over", Kind::Image, text_x + text_w * 0.78, y - h - 0.03, text_w * 0.18, 0.08, 0, 400,
-                   2, true});
-    }
+    if (p.badge)  // a badge over the image's corner
+      s.push_back({"decoration_over", Kind::Image, text_x + text_w * 0.78, y - 0.03 * fy, text_w * 0.18, 0.08 * fy, 0, 400, 2,
+                   true});
+    y += h + 0.02 * fy;
   }
-  text("body", rng.uniform(0.08, 0.14), rng.uniform(0.6, 1.0), nf - 1, 400, true);
-  if (rng.bernoulli(0.6)) {  // a button: a GROUP of a shape and its label
-    const double bw = text_w * rng.uniform(0.3, 0.5), bh = rng.uniform(0.06, 0.09);
-    const double bx = text_x + align * (text_w - bw);
+  text("body", p.body_h, p.body_w, nf - 1, 400, true);
+  if (p.button) {  // a button: a GROUP of a shape and its label
+    const double bw = text_w * p.button_w, bh = p.button_h * fy, bx = text_x + p.align * (text_w - bw);
     const int g = static_cast<int>(s.size());
     s.push_back({"button", Kind::Group, bx, y, bw, bh, 0, 400, 0, false});
     s.push_back({"button_shape", Kind::Image, bx, y, bw, bh, 0, 400, accent, false, g});
     s.push_back({"button_label", Kind::Text, bx + bw * 0.1, y + bh * 0.2, bw * 0.8, bh * 0.6, nf - 1, 600, 0, false, g});
-    y += bh + 0.03;
+    y += bh + 0.03 * fy;
   }
-  if (rng.bernoulli(0.5)) s.push_back({"logo", Kind::Image, 1 - m - 0.1, 1 - m - 0.06, 0.1, 0.06, 0, 400, 0, true});
+  if (p.logo) s.push_back({"logo", Kind::Image, 1 - mx - 0.1 * fx, 1 - my - 0.06 * fy, 0.1 * fx, 0.06 * fy, 0, 400, 0, true});
   // The column must fit the canvas: squeeze the text column's slots when it overflows.
-  const double bottom = 1 - m;
+  const double bottom = 1 - my;
   if (y > bottom)
     for (auto& slot : s)
       if (slot.role != "background_image" && slot.role != "logo" && !(pattern == 1 && slot.role == "image"))
-        slot.y = m + (slot.y - m) * (bottom - m) / (y - m), slot.h *= (bottom - m) / (y - m);
+        slot.y = my + (slot.y - my) * (bottom - my) / (y - my), slot.h *= (bottom - my) / (y - my);
   return s;
 }
+
+double aspect_of(int format) { return canvas_formats()[format].width / canvas_formats()[format].height; }
 
 Family draw_family(int index, const FamiliesOptions& o, const std::vector<Family>& earlier, nexp::Random& rng) {
   Family f;
@@ -151,7 +197,8 @@ Family draw_family(int index, const FamiliesOptions& o, const std::vector<Family
     if (rng.bernoulli(0.5)) f.fonts = other.fonts;
     else f.palette = other.palette;
   }
-  f.slots = draw_slots(f, rng);
+  f.plan = draw_plan(rng);
+  f.slots = place(f.plan, f, aspect_of(f.format));
   return f;
 }
 
@@ -161,34 +208,59 @@ std::string words(nexp::Random& rng, int n) {
   return s;
 }
 
+// A sibling's canvas and slots: the template's own, its own arrangement (sizes, pattern and alignment
+// redrawn, with probability `rearrange`), or the template re-laid for another canvas format (`resize_share`).
+struct VariantSlots {
+  int format = 0;
+  std::vector<Slot> slots;
+  bool resized = false;
+};
+
+VariantSlots variant_slots(const Family& f, int v, const FamiliesOptions& o, nexp::Random& rng) {
+  if (v > 0 && rng.bernoulli(o.resize_share)) {
+    int other = static_cast<int>(rng.below(canvas_formats().size() - 1));
+    if (other >= f.format) ++other;
+    return {other, place(f.plan, f, aspect_of(other)), true};
+  }
+  if (v > 0 && rng.bernoulli(o.rearrange)) {
+    Plan p = f.plan;
+    draw_arrangement(p, rng);
+    return {f.format, place(p, f, aspect_of(f.format)), false};
+  }
+  return {f.format, f.slots, false};
+}
+
 Layout make_variant(const Family& f, int v, const FamiliesOptions& o, nexp::Random& rng) {
-  const auto& fmt_ = canvas_formats()[f.format];
+  const VariantSlots vs = variant_slots(f, v, o, rng);
+  const auto& slots = vs.slots;
+  const auto& fmt_ = canvas_formats()[vs.format];
   Layout l;
   l.id = fmt::format("{}_v{:02d}", f.id, v);
   l.template_id = f.id;
   l.category = f.category;
   l.variant_index = v;
   l.width = fmt_.width, l.height = fmt_.height;
+  const bool changes = v > 0 && !vs.resized;  // a resize keeps the design, and changes only its text
   const double p = std::min(1.0, 0.3 * o.variation);
   std::vector<std::string> pal = f.palette;
-  if (v > 0 && rng.bernoulli(p)) std::swap(pal[0], pal[1]);                 // palette swap: inverted scheme
-  if (v > 0 && pal.size() > 3 && rng.bernoulli(p)) std::swap(pal[2], pal[3]);
-  const bool mirror = v > 0 && rng.bernoulli(p);
-  const int title_weight_flip = v > 0 && rng.bernoulli(p);
+  if (changes && rng.bernoulli(p)) std::swap(pal[0], pal[1]);                 // palette swap: inverted scheme
+  if (changes && pal.size() > 3 && rng.bernoulli(p)) std::swap(pal[2], pal[3]);
+  const bool mirror = changes && rng.bernoulli(p);
+  const int title_weight_flip = changes && rng.bernoulli(p);
   int dropped = -1;
-  if (v > 0 && rng.bernoulli(p)) {
+  if (changes && rng.bernoulli(p)) {
     std::vector<int> optional;
-    for (int i = 0; i < static_cast<int>(f.slots.size()); ++i)
-      if (f.slots[i].optional) optional.push_back(i);
+    for (int i = 0; i < static_cast<int>(slots.size()); ++i)
+      if (slots[i].optional) optional.push_back(i);
     if (!optional.empty()) dropped = optional[rng.below(optional.size())];
   }
   l.background = pal[0];
-  std::vector<int> slot_to_component(f.slots.size(), -1);
-  for (int i = 0; i < static_cast<int>(f.slots.size()); ++i) {
+  std::vector<int> slot_to_component(slots.size(), -1);
+  for (int i = 0; i < static_cast<int>(slots.size()); ++i) {
     if (i == dropped) continue;
-    const Slot& s = f.slots[i];
+    const Slot& s = slots[i];
     Component c;
-    c.id = fmt::format("{}_{}", s.role, i);
+    c.id = s.role;  // roles are unique within a layout: a resized sibling's components keep their ids
     c.type = s.kind;
     c.role = s.role;
     const double jitter = v > 0 ? o.variation * 0.03 : 0.0;
@@ -209,9 +281,9 @@ Layout make_variant(const Family& f, int v, const FamiliesOptions& o, nexp::Rand
     slot_to_component[i] = static_cast<int>(l.components.size());
     l.components.push_back(std::move(c));
   }
-  for (int i = 0; i < static_cast<int>(f.slots.size()); ++i)
-    if (f.slots[i].group >= 0 && slot_to_component[i] >= 0) {
-      const int g = slot_to_component[f.slots[i].group];
+  for (int i = 0; i < static_cast<int>(slots.size()); ++i)
+    if (slots[i].group >= 0 && slot_to_component[i] >= 0) {
+      const int g = slot_to_component[slots[i].group];
       l.components[g].children.push_back(l.components[slot_to_component[i]].id);
       l.components[slot_to_component[i]].parent = g;
     }

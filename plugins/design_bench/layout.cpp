@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
+#include <cstring>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -79,10 +81,11 @@ std::string parse_color(const json& v, const std::string& where, const std::stri
     return fmt::format("#{0}{0}{1}{1}{2}{2}", s[1], s[2], s[3]);
   if (s[0] == '#' && (s.size() == 7 || s.size() == 9) && is_hex(s.substr(1))) return s.substr(0, 7);
   int r = 0, g = 0, b = 0;
-  if ((s.rfind("rgb(", 0) == 0 || s.rfind("rgba(", 0) == 0) &&
-      std::sscanf(s.c_str() + s.find('(') + 1, "%d , %d , %d", &r, &g, &b) == 3 && r >= 0 && r < 256 && g >= 0 &&
-      g < 256 && b >= 0 && b < 256)
-    return fmt::format("#{:02x}{:02x}{:02x}", r, g, b);
+  double alpha = 1;
+  const int n = s.find('(') == std::string::npos ? 0 : std::sscanf(s.c_str() + s.find('(') + 1, "%d , %d , %d , %lf", &r, &g, &b, &alpha);
+  if ((s.rfind("rgb(", 0) == 0 || s.rfind("rgba(", 0) == 0) && n >= 3 && r >= 0 && r < 256 && g >= 0 && g < 256 &&
+      b >= 0 && b < 256)
+    return n == 4 && alpha <= 0 ? "" : fmt::format("#{:02x}{:02x}{:02x}", r, g, b);  // rgba(.., 0): transparent
   bad(where, key, "a colour (#rrggbb, #rgb, rgb(r, g, b) or rgba(r, g, b, a))", shown(v));
 }
 
@@ -100,6 +103,29 @@ std::string text_of(const json& j, std::initializer_list<const char*> keys, cons
   bad(where, *keys.begin(), "a string", shown(*v));
 }
 
+// The offset of a CSS transform's translate(), translateX() or translateY() terms, in px.
+std::pair<double, double> parse_translate(const json& v, const std::string& where) {
+  if (!v.is_string()) bad(where, "transform", "a CSS transform string such as \"translate(10px, 0px)\"", shown(v));
+  const std::string s = v.get<std::string>();
+  double dx = 0, dy = 0;
+  for (const char* fn : {"translate(", "translateX(", "translateY("}) {
+    const auto at = s.find(fn);
+    if (at == std::string::npos) continue;
+    const char* args = s.c_str() + at + std::strlen(fn);
+    char* end = nullptr;
+    const double a = std::strtod(args, &end);
+    if (end == args) bad(where, "transform", "translate() with lengths in px", shown(v));
+    const char* rest = std::strncmp(end, "px", 2) == 0 ? end + 2 : end;
+    while (*rest == ' ') ++rest;
+    double b = 0;
+    const int n = *rest == ',' ? 2 : 1;
+    if (n == 2) b = std::strtod(rest + 1, nullptr);
+    if (fn[9] == 'Y') dy += a;
+    else dx += a, dy += fn[9] == '(' && n == 2 ? b : 0.0;
+  }
+  return {dx, dy};
+}
+
 Kind parse_kind(const json& v, const std::string& where) {
   if (!v.is_string()) bad(where, "type", "TEXT, IMAGE or GROUP", shown(v));
   std::string s = v.get<std::string>();
@@ -110,19 +136,26 @@ Kind parse_kind(const json& v, const std::string& where) {
   bad(where, "type", "TEXT, IMAGE or GROUP", shown(v));
 }
 
-Component component_from_json(const json& j, const std::string& where, int index) {
-  const std::string at = fmt::format("{}: components[{}]", where, index);
-  if (!j.is_object()) bad(where, fmt::format("components[{}]", index), "an object", shown(j));
+Component component_from_json(const json& j, const std::string& where, const std::string& path, int index) {
+  const std::string at = fmt::format("{}: {}", where, path);
+  if (!j.is_object()) bad(where, path, "an object", shown(j));
   Component c;
   const json* type = find_any(j, {"type"});
   if (!type) bad(at, "type", "TEXT, IMAGE or GROUP", "nothing");
   c.type = parse_kind(*type, at);
   c.id = text_of(j, {"id"}, at);
   if (c.id.empty()) c.id = fmt::format("c{}", index);
-  for (const char* k : {"left", "top", "width", "height"})
+  for (const char* k : {"width", "height"})
     if (!find_any(j, {k})) bad(at, k, "a length such as \"120px\"", "nothing");
-  c.box = {parse_px(j["left"], at, "left"), parse_px(j["top"], at, "top"), parse_px(j["width"], at, "width"),
-           parse_px(j["height"], at, "height")};
+  // LICA leaves out left and top of components at the canvas origin (CSS's default, 0).
+  const json* left = find_any(j, {"left"});
+  const json* top = find_any(j, {"top"});
+  c.box = {left ? parse_px(*left, at, "left") : 0.0, top ? parse_px(*top, at, "top") : 0.0,
+           parse_px(j["width"], at, "width"), parse_px(j["height"], at, "height")};
+  if (const json* t = find_any(j, {"transform"})) {  // translate(x, y) moves the box; rotations are left out
+    const auto [dx, dy] = parse_translate(*t, at);
+    c.box.x += dx, c.box.y += dy;
+  }
   if (c.box.w < 0 || c.box.h < 0) bad(at, "width/height", "lengths >= 0", fmt::format("{} x {}", c.box.w, c.box.h));
   c.role = text_of(j, {"role"}, at);
   c.text = text_of(j, {"text"}, at);
@@ -142,6 +175,20 @@ Component component_from_json(const json& j, const std::string& where, int index
     }
   }
   return c;
+}
+
+// Appends `list` to the layout in paint order; a GROUP's nested `components` (LICA's hierarchy) follow
+// it, as its children. Child boxes are read as they are written, in canvas pixels.
+void append_components(const json& list, const std::string& where, const std::string& path, int parent, Layout& l) {
+  if (!list.is_array()) bad(where, path, "a list of components", shown(list));
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string at = fmt::format("{}[{}]", path, i);
+    const int index = static_cast<int>(l.components.size());
+    l.components.push_back(component_from_json(list[i], where, at, index));
+    if (parent >= 0) l.components[parent].children.push_back(l.components[index].id);
+    if (auto nested = list[i].find("components"); nested != list[i].end() && !nested->is_null())
+      append_components(*nested, where, at + ".components", index, l);
+  }
 }
 
 }  // namespace
@@ -193,8 +240,7 @@ Layout layout_from_json(const json& j, const std::string& where) {
   if (const json* bg = find_any(j, {"background", "backgroundColor"})) l.background = parse_color(*bg, where, "background");
   const json* comps = find_any(j, {"components"});
   if (!comps || !comps->is_array()) bad(where, "components", "a list of components", comps ? shown(*comps) : "nothing");
-  for (std::size_t i = 0; i < comps->size(); ++i)
-    l.components.push_back(component_from_json((*comps)[i], where, static_cast<int>(i)));
+  append_components(*comps, where, "components", -1, l);
   link_groups(l, where);
   return l;
 }

@@ -40,50 +40,81 @@ namespace {
 
 [[noreturn]] void no_lica(const std::string& dir, const std::string& why) {
   throw nexp::DataError(fmt::format(
-      "design_bench.lica: {} ({}). Expected: a folder holding one LICA layout per file, <layout_id>.json (width, "
-      "height, components with type, left, top, width, height, ...), optionally <layout_id>.png and metadata.csv "
-      "(columns layout_id, template_id, category). LICA is not shipped with nexp: download it (lica-world, CC BY 4.0) "
-      "and pass dataset.dir=FOLDER.",
+      "design_bench.lica: {} ({}). Expected LICA's folder as downloaded (lica-world, CC BY 4.0; the `lica-data` "
+      "folder): metadata.csv (layout_id, category, template_id, n_template_layouts, template_layout_index, width, "
+      "height), layouts/<template_id>/<layout_id>.json (LICA's layout JSON: width, height, background, components "
+      "with type, left, top, width, height, ...) and optionally images/<template_id>/<layout_id>.png; or a flat "
+      "folder of <layout_id>.json files (+ .png). LICA is not shipped with nexp: download it and pass "
+      "dataset.dir=FOLDER.",
       why, dir));
 }
 
-// metadata.csv, when present: layout_id -> (template_id, category).
-std::map<std::string, std::pair<std::string, std::string>> read_metadata(const fs::path& file) {
-  std::map<std::string, std::pair<std::string, std::string>> out;
+struct LicaMeta {
+  std::string template_id, category;
+  int index = -1;  // template_layout_index
+};
+
+// metadata.csv, when present: layout_id -> template, category and the layout's index in its template.
+std::map<std::string, LicaMeta> read_metadata(const fs::path& file) {
+  std::map<std::string, LicaMeta> out;
   if (!fs::exists(file)) return out;
   const auto t = nexp::CsvTable::read(file);
-  for (std::size_t r = 0; r < t.size(); ++r)
-    out[t.text(r, "layout_id")] = {t.text(r, "template_id"),
-                                   t.has_column("category") ? t.text(r, "category") : std::string()};
+  for (std::size_t r = 0; r < t.size(); ++r) {
+    LicaMeta m;
+    if (t.has_column("template_id")) m.template_id = t.text(r, "template_id");
+    if (t.has_column("category")) m.category = t.text(r, "category");
+    if (t.has_column("template_layout_index")) m.index = static_cast<int>(t.integer(r, "template_layout_index"));
+    out[t.text(r, "layout_id")] = m;
+  }
   return out;
+}
+
+// The layout files: layouts/<template_id>/<layout_id>.json in LICA's tree, else <layout_id>.json.
+std::vector<fs::path> layout_files(const fs::path& root, bool tree) {
+  std::vector<fs::path> files;
+  auto take = [&](const fs::directory_entry& e) {
+    if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path());
+  };
+  if (tree) for (const auto& e : fs::recursive_directory_iterator(root / "layouts")) take(e);
+  else for (const auto& e : fs::directory_iterator(root)) take(e);
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+Layout read_lica_layout(const fs::path& f) {
+  json j;
+  try {
+    j = json::parse(nexp::read_text_file(f, "a LICA layout (JSON)"));
+  } catch (const json::parse_error& e) {
+    throw nexp::DataError(fmt::format("{}: not JSON ({}). Expected one LICA layout object per file.", f.string(), e.what()));
+  }
+  Layout l = layout_from_json(j, f.string());
+  if (l.id.empty()) l.id = f.stem().string();
+  return l;
 }
 
 }  // namespace
 
 Corpus read_lica_folder(const std::string& dir, int limit) {
   if (dir.empty() || !fs::is_directory(dir)) no_lica(dir, "the folder does not exist");
-  std::vector<fs::path> files;
-  for (const auto& e : fs::directory_iterator(dir))
-    if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path());
-  if (files.empty()) no_lica(dir, "the folder holds no .json layout");
-  std::sort(files.begin(), files.end());
+  const fs::path root(dir);
+  const bool tree = fs::is_directory(root / "layouts");
+  auto files = layout_files(root, tree);
+  if (files.empty()) no_lica(dir, tree ? "layouts/ holds no <template_id>/<layout_id>.json" : "the folder holds no .json layout");
   if (limit > 0 && static_cast<int>(files.size()) > limit) files.resize(limit);
-  const auto meta = read_metadata(fs::path(dir) / "metadata.csv");
+  const auto meta = read_metadata(root / "metadata.csv");
   Corpus c;
   for (const auto& f : files) {
-    json j;
-    try {
-      j = json::parse(nexp::read_text_file(f, "a LICA layout (JSON)"));
-    } catch (const json::parse_error& e) {
-      throw nexp::DataError(fmt::format("{}: not JSON ({}). Expected one LICA layout object per file.", f.string(), e.what()));
-    }
-    Layout l = layout_from_json(j, f.string());
-    if (l.id.empty()) l.id = f.stem().string();
+    Layout l = read_lica_layout(f);
+    const std::string folder = tree && f.parent_path() != root / "layouts" ? f.parent_path().filename().string() : "";
     if (auto m = meta.find(l.id); m != meta.end()) {
-      if (l.template_id.empty()) l.template_id = m->second.first;
-      if (l.category.empty()) l.category = m->second.second;
+      if (l.template_id.empty()) l.template_id = m->second.template_id;
+      if (l.category.empty()) l.category = m->second.category;
+      if (m->second.index >= 0) l.variant_index = m->second.index;
     }
-    if (fs::path png = f; fs::exists(png.replace_extension(".png"))) l.image = png;
+    if (l.template_id.empty()) l.template_id = folder;
+    const fs::path png = tree ? root / "images" / folder / (f.stem().string() + ".png") : fs::path(f).replace_extension(".png");
+    if (fs::exists(png)) l.image = png;
     c.layouts.push_back(std::move(l));
   }
   c.index();
@@ -180,7 +211,7 @@ Evaluation evaluate(const std::string& task, const std::string& model, const Cor
 
 void EvalOptions::declare(nexp::Options<EvalOptions>& o) {
   o.inherit<TaskOptions>();
-  o.add("task", &EvalOptions::task, "the task (README: the paper's 16 and nexp's 14)").choices(task_names());
+  o.add("task", &EvalOptions::task, "the task (README: nexp's 17 and the paper's 16)").choices(task_names());
   std::vector<std::string> models = model_names();
   models.insert(models.end(), {"predictions", "vlm"});
   o.add("model", &EvalOptions::model, "who answers: a baseline, a predictions file, or a VLM endpoint").choices(models);
@@ -229,54 +260,72 @@ void TableOptions::declare(nexp::Options<TableOptions>& o) {
   o.add("font_pools", &TableOptions::font_pools, "F values to sweep (empty: families.font_pool)").range(1, 60);
   o.add("missings", &TableOptions::missings, "m values to sweep for partial_completion (empty: missing)").range(1, 20);
   o.add("noises", &TableOptions::noises, "noise values to sweep for the model noisy (empty: noise)").range(0, 1);
+  o.add("rearranges", &TableOptions::rearranges, "generator rearrange values to sweep (empty: families.rearrange)")
+      .range(0, 1);
   o.add("families", &TableOptions::families, "the generator's options");
 }
+
+namespace {
+
+// (task, model, F, rearrange, m, noise, metric) -> one value per seed
+using Cells = std::map<std::tuple<std::string, std::string, std::int64_t, double, std::int64_t, double, std::string>,
+                       std::vector<double>>;
+
+// Every task x model (x m, x noise) on one generated corpus.
+void table_corpus(const TableOptions& o, const FamiliesOptions& fo, std::int64_t seed, const std::vector<std::int64_t>& ms,
+                  const std::vector<double>& noises, Cells& cells) {
+  auto gen = nexp::Random::stream(static_cast<std::uint64_t>(seed), "families");
+  Corpus c;
+  c.layouts = generate_families(fo, gen);
+  c.index();
+  for (const auto& task : o.tasks)
+    for (const auto& model : o.models) {
+      if (!model_answers(model, task)) continue;
+      for (auto m : (task == "partial_completion" ? ms : std::vector<std::int64_t>{o.missing}))
+        for (double noise : (model == "noisy" ? noises : std::vector<double>{o.noise})) {
+          TaskSettings s = o.settings();
+          s.missing = static_cast<int>(m), s.noise = noise;
+          const auto e = evaluate(task, model, c, s, static_cast<std::uint64_t>(seed), nullptr, nullptr);
+          for (const auto& [metric, value] : e.scored.metrics)
+            cells[{task, model, fo.font_pool, fo.rearrange, m, noise, metric}].push_back(value);
+        }
+    }
+}
+
+}  // namespace
 
 void run_table(nexp::RunContext& ctx) {
   const auto o = ctx.options<TableOptions>();
   const std::vector<std::int64_t> pools = o.font_pools.empty() ? std::vector<std::int64_t>{o.families.font_pool} : o.font_pools;
   const std::vector<std::int64_t> ms = o.missings.empty() ? std::vector<std::int64_t>{o.missing} : o.missings;
   const std::vector<double> noises = o.noises.empty() ? std::vector<double>{o.noise} : o.noises;
-  // (task, model, F, m, noise, metric) -> one value per seed
-  std::map<std::tuple<std::string, std::string, std::int64_t, std::int64_t, double, std::string>, std::vector<double>> cells;
+  const std::vector<double> rearranges = o.rearranges.empty() ? std::vector<double>{o.families.rearrange} : o.rearranges;
+  Cells cells;
   bool any = false;
   for (const auto& task : o.tasks)
     for (const auto& model : o.models) any = any || model_answers(model, task);
   if (!any) throw nexp::ConfigError("design_bench.table: no model of params.models answers any task of params.tasks");
-  auto progress = ctx.progress(static_cast<std::int64_t>(pools.size() * o.seeds.size()), "corpora");
+  auto progress = ctx.progress(static_cast<std::int64_t>(pools.size() * rearranges.size() * o.seeds.size()), "corpora");
   for (auto f : pools)
-    for (auto seed : o.seeds) {
-      FamiliesOptions fo = o.families;
-      fo.font_pool = static_cast<int>(f);
-      auto gen = nexp::Random::stream(static_cast<std::uint64_t>(seed), "families");
-      Corpus c;
-      c.layouts = generate_families(fo, gen);
-      c.index();
-      for (const auto& task : o.tasks)
-        for (const auto& model : o.models) {
-          if (!model_answers(model, task)) continue;
-          for (auto m : (task == "partial_completion" ? ms : std::vector<std::int64_t>{o.missing}))
-            for (double noise : (model == "noisy" ? noises : std::vector<double>{o.noise})) {
-              TaskSettings s = o.settings();
-              s.missing = static_cast<int>(m), s.noise = noise;
-              const auto e = evaluate(task, model, c, s, static_cast<std::uint64_t>(seed), nullptr, nullptr);
-              for (const auto& [metric, value] : e.scored.metrics) cells[{task, model, f, m, noise, metric}].push_back(value);
-            }
-        }
-      progress.advance();
-      if (ctx.stop_requested()) return;
-    }
+    for (double r : rearranges)
+      for (auto seed : o.seeds) {
+        FamiliesOptions fo = o.families;
+        fo.font_pool = static_cast<int>(f), fo.rearrange = r;
+        table_corpus(o, fo, seed, ms, noises, cells);
+        progress.advance();
+        if (ctx.stop_requested()) return;
+      }
   using C = nexp::CsvColumn;
   nexp::CsvWriter out(ctx.artifacts_dir() / "table.csv",
-                      {C::text("task"), C::text("model"), C::integer("font_pool"), C::integer("missing"), C::real("noise"),
-                       C::text("metric"), C::real("mean").fixed(4), C::real("ci_low").fixed(4), C::real("ci_high").fixed(4),
-                       C::integer("seeds"), C::text("values")});
+                      {C::text("task"), C::text("model"), C::integer("font_pool"), C::real("rearrange"),
+                       C::integer("missing"), C::real("noise"), C::text("metric"), C::real("mean").fixed(4),
+                       C::real("ci_low").fixed(4), C::real("ci_high").fixed(4), C::integer("seeds"), C::text("values")});
   for (const auto& [key, values] : cells) {
-    const auto& [task, model, f, m, noise, metric] = key;
+    const auto& [task, model, f, r, m, noise, metric] = key;
     const auto ci = nexp::stats::mean_t_interval(values, 0.95);
     std::string shown;
     for (double v : values) shown += (shown.empty() ? "" : " ") + fmt::format("{:.4f}", v);
-    out.row(task, model, f, m, noise, metric, ci.estimate, ci.low, ci.high, values.size(), shown);
+    out.row(task, model, f, r, m, noise, metric, ci.estimate, ci.low, ci.high, values.size(), shown);
   }
   ctx.summary("rows", static_cast<double>(out.rows()));
 }

@@ -27,8 +27,8 @@ struct LicaOptions {
   std::string dir;
   int limit = 0;
   static void declare(nexp::Options<LicaOptions>& o) {
-    o.add("dir", &LicaOptions::dir, "the folder of LICA layouts: <layout_id>.json (and <layout_id>.png), "
-                                    "optionally metadata.csv (layout_id, template_id, category)")
+    o.add("dir", &LicaOptions::dir, "LICA's folder: metadata.csv, layouts/<template_id>/<layout_id>.json and "
+                                    "images/<template_id>/<layout_id>.png; or a flat folder of <layout_id>.json")
         .required();
     o.add("limit", &LicaOptions::limit, "read at most this many layouts (0: all)").min(0);
   }
@@ -80,6 +80,7 @@ struct TableOptions : TaskOptions {
   std::vector<std::int64_t> font_pools;  // empty: families.font_pool
   std::vector<std::int64_t> missings;    // empty: missing
   std::vector<double> noises;            // empty: noise
+  std::vector<double> rearranges;        // empty: families.rearrange
   FamiliesOptions families;
   static void declare(nexp::Options<TableOptions>& o);
 };

@@ -25,9 +25,10 @@ void register_metrics(nexp::Registrar& r) {
       {"nmi", "normalised mutual information (arithmetic mean), mean over items"},
       {"ami", "adjusted mutual information (arithmetic mean), mean over items"},
       {"v_measure", "V-measure (beta = 1), mean over items"},
-      {"miou", "Hungarian mean IoU against the target elements"},
+      {"miou", "mean IoU against the target elements (Hungarian matching; aspect_adapt: matched by id)"},
       {"recall", "share of missing elements recovered at IoU >= 0.5"},
       {"iou", "IoU of the inserted element with its true box"},
+      {"alignment_kept", "aspect_adapt: share of the source's aligned pairs still aligned the same way"},
       {"f1", "F1 of `same template` answers"},
       {"roc_auc", "area under the ROC curve of the answers' scores"},
       {"mrr", "mean reciprocal rank of the sibling"},
@@ -44,6 +45,9 @@ void register_metrics(nexp::Registrar& r) {
   r.metric("mae", Direction::Minimize, "mean absolute error of the count");
   r.metric("alignment", Direction::Minimize, "LayoutGAN++ alignment: mean -log(1 - d), 0 when all align");
   r.metric("overlap", Direction::Minimize, "mean over elements of the summed overlap share with the others");
+  r.metric("distortion", Direction::Minimize, "aspect_adapt: mean |log| ratio of an element's aspect ratio to its source's");
+  r.metric("violations", Direction::Minimize,
+           "aspect_adapt: share of elements leaving the canvas or overlapping one they were clear of in the source");
   r.metric("hallucination", Direction::Minimize, "share of predicted elements matching no missing one at IoU 0.5");
   r.metric("size_error", Direction::Minimize, "style_completion: |font size error| / true size");
   r.metric("center_error", Direction::Minimize, "distance of the centres over the canvas diagonal");

@@ -27,7 +27,7 @@ void Corpus::index() {
 const std::vector<std::string>& task_names() {
   static const std::vector<std::string> t = {"aspect_ratio",     "count",       "type",      "detection",
                                              "layer_order",      "alignment",   "overlap",   "grouping",
-                                             "intent_to_layout", "partial_completion", "insertion",
+                                             "intent_to_layout", "partial_completion", "aspect_adapt", "insertion",
                                              "sibling_matching", "retrieval",   "clustering",
                                              "style_completion", "colour_transfer"};
   return t;
@@ -36,7 +36,7 @@ const std::vector<std::string>& task_names() {
 const std::vector<std::string>& model_names() {
   static const std::vector<std::string> m = {"oracle",   "chance",          "noisy", "font_jaccard", "palette_jaccard",
                                              "geometry_knn", "logistic",   "grid",  "nearest_sibling", "empty_rect",
-                                             "luminance_rank"};
+                                             "luminance_rank", "rescale", "reflow"};
   return m;
 }
 
@@ -55,6 +55,7 @@ bool model_answers(const std::string& model, const std::string& task) {
     return task == "intent_to_layout" || task == "partial_completion" || task == "insertion" || task == "style_completion";
   if (model == "luminance_rank") return task == "colour_transfer";
   if (model == "empty_rect") return task == "partial_completion" || task == "insertion";
+  if (model == "rescale" || model == "reflow") return task == "aspect_adapt";
   return false;
 }
 
@@ -63,7 +64,7 @@ std::string primary_metric(const std::string& task) {
       {"aspect_ratio", "accuracy"}, {"count", "accuracy"},         {"type", "accuracy"},
       {"detection", "map50"},       {"layer_order", "kendall_tau"}, {"alignment", "accuracy"},
       {"overlap", "accuracy"},      {"grouping", "ari"},            {"intent_to_layout", "miou"},
-      {"partial_completion", "miou"}, {"insertion", "iou"},         {"sibling_matching", "f1"},
+      {"partial_completion", "miou"}, {"aspect_adapt", "miou"}, {"insertion", "iou"},         {"sibling_matching", "f1"},
       {"retrieval", "mrr"},         {"clustering", "ari"},
       {"style_completion", "font_accuracy"}, {"colour_transfer", "adherence"}};
   return p.at(task);
@@ -77,6 +78,7 @@ std::vector<std::string> task_metrics(const std::string& task) {
       {"grouping", {"ari", "nmi"}},
       {"intent_to_layout", {"miou", "alignment", "overlap"}},
       {"partial_completion", {"miou", "recall", "hallucination"}},
+      {"aspect_adapt", {"miou", "distortion", "violations", "alignment_kept"}},
       {"insertion", {"iou", "center_error"}},
       {"sibling_matching", {"f1", "accuracy", "roc_auc"}},
       {"retrieval", {"mrr", "ndcg5", "recall1", "recall5"}},
@@ -142,8 +144,8 @@ std::string aspect_class(double w, double h) {
 const char* const kAlignments[] = {"left", "center", "right", "top", "middle", "bottom", "none"};
 const char* const kOverlaps[] = {"disjoint", "overlap", "contains", "inside"};
 
-std::string alignment_relation(const Box& a, const Box& b, const Layout& l) {
-  const double tx = 0.005 * l.width, ty = 0.005 * l.height;
+std::string alignment_relation(const Box& a, const Box& b, double width, double height) {
+  const double tx = 0.005 * width, ty = 0.005 * height;
   if (std::abs(a.x - b.x) <= tx) return "left";
   if (std::abs(a.x + a.w / 2 - b.x - b.w / 2) <= tx) return "center";
   if (std::abs(a.right() - b.right()) <= tx) return "right";
@@ -151,6 +153,10 @@ std::string alignment_relation(const Box& a, const Box& b, const Layout& l) {
   if (std::abs(a.y + a.h / 2 - b.y - b.h / 2) <= ty) return "middle";
   if (std::abs(a.bottom() - b.bottom()) <= ty) return "bottom";
   return "none";
+}
+
+std::string alignment_relation(const Box& a, const Box& b, const Layout& l) {
+  return alignment_relation(a, b, l.width, l.height);
 }
 
 std::string overlap_relation(const Box& a, const Box& b) {
@@ -395,6 +401,48 @@ std::vector<Item> component_items(const std::string& task, const Corpus& c, nexp
   return out;
 }
 
+// aspect_adapt: a layout and a sibling of its template on a canvas of another aspect class whose drawn
+// components correspond (the same ids: nexp's generated resizes, or LICA layouts with as many components,
+// matched by array order as GDB pairs them). The source's boxes are given; the target's are asked for.
+std::vector<Item> adapt_items(const Corpus& c) {
+  auto leaf_ids = [&](const Layout& l) {
+    std::map<std::string, int> out;
+    for (int k : leaves(l)) out.emplace(l.components[k].id, k);
+    return out;
+  };
+  std::vector<Item> out;
+  for (const auto& [t, members] : c.by_template)
+    for (int target : members) {
+      const Layout& lt = c.layouts[target];
+      const auto tid = leaf_ids(lt);
+      if (tid.size() < 2) continue;
+      int source = -1;
+      for (int m : members) {  // the lowest variant of another aspect class with the same components
+        const Layout& ls = c.layouts[m];
+        if (aspect_class(ls.width, ls.height) == aspect_class(lt.width, lt.height)) continue;
+        const auto sid = leaf_ids(ls);
+        const bool same = sid.size() == tid.size() &&
+                          std::all_of(sid.begin(), sid.end(), [&](const auto& e) { return tid.count(e.first) > 0; });
+        if (same && (source < 0 || ls.variant_index < c.layouts[source].variant_index)) source = m;
+      }
+      if (source < 0) continue;
+      const Layout& ls = c.layouts[source];
+      Item it;
+      it.id = fmt::format("{}>{}", ls.id, lt.id);
+      it.layouts = {source, target};
+      json elements = json::array(), truth = json::array();
+      for (const auto& [id, k] : leaf_ids(ls)) {
+        elements.push_back({{"id", id}, {"type", kind_name(ls.components[k].type)}, {"box", box_json(ls.components[k].box)}});
+        truth.push_back({{"id", id}, {"box", box_json(lt.components[tid.at(id)].box)}});
+      }
+      it.input = {{"width", lt.width}, {"height", lt.height}, {"source_width", ls.width},
+                  {"source_height", ls.height}, {"elements", elements}};
+      it.target = truth;
+      out.push_back(std::move(it));
+    }
+  return out;
+}
+
 std::vector<std::string> templates_with(const Corpus& c, std::size_t min_layouts) {
   std::vector<std::string> t;
   for (const auto& [id, members] : c.by_template)
@@ -499,8 +547,12 @@ std::vector<Item> make_items(const std::string& task, const Corpus& c, const Tas
   if (is_template_task(task)) items = template_items(task, c, s, rng);
   else if (task == "style_completion" || task == "colour_transfer") items = style_items(task, c, rng);
   else if (task == "type" || task == "alignment" || task == "overlap") items = component_items(task, c, rng);
+  else if (task == "aspect_adapt") items = adapt_items(c);
   else items = per_layout_items(task, c, s, rng);
-  require(!items.empty(), task, "no layout this task can ask about");
+  require(!items.empty(), task,
+          task == "aspect_adapt" ? "no pair of sibling layouts with the same components on canvases of different aspect "
+                                   "classes (dataset.resize_share > 0, or LICA templates made in several sizes)"
+                                 : "no layout this task can ask about");
   if (static_cast<int>(items.size()) > s.items) {
     std::vector<Item> kept;
     for (auto i : sample_indices(items.size(), s.items, rng)) kept.push_back(std::move(items[i]));
@@ -614,7 +666,7 @@ json perceived(const std::string& task, const Item& item, const Layout& truth, c
     for (const auto& [leaf, g] : labels)
       groups[rng.bernoulli(noise) ? distinct[rng.below(distinct.size())] : g].push_back(leaf);
     for (const auto& [g, members] : groups) out.push_back(members);
-  } else if (task == "intent_to_layout") {
+  } else if (task == "intent_to_layout" || task == "aspect_adapt") {
     for (const auto& e : item.input["elements"])
       if (const auto* k = comp(e["id"])) out.push_back({{"id", k->id}, {"box", box_json(k->box)}});
   } else if (task == "partial_completion") {
@@ -628,7 +680,7 @@ json perceived(const std::string& task, const Item& item, const Layout& truth, c
 }
 
 json chance_answer(const std::string& task, const Item& item, const Corpus& c, nexp::Random& rng) {
-  const Layout& l = c.layouts[item.layouts[0]];
+  const Layout& l = c.layouts[item.layouts[task == "aspect_adapt" ? 1 : 0]];  // the canvas answered on
   if (task == "aspect_ratio") return canvas_formats()[rng.below(canvas_formats().size())].name;
   if (task == "count") return 1 + rng.below(max_leaves(c));
   if (task == "type") return kind_name(static_cast<Kind>(rng.below(3)));
@@ -659,7 +711,7 @@ json chance_answer(const std::string& task, const Item& item, const Corpus& c, n
     for (const auto& [leaf, g] : item.target.items()) groups[rng.below(groups.size())].push_back(leaf);
     for (const auto& g : groups)
       if (!g.empty()) out.push_back(g);
-  } else if (task == "intent_to_layout") {
+  } else if (task == "intent_to_layout" || task == "aspect_adapt") {
     for (const auto& e : item.input["elements"]) out.push_back({{"id", e["id"]}, {"box", box_json(random_box(l, rng))}});
   } else if (task == "partial_completion") {
     for (const auto& t : item.input["missing_types"]) out.push_back({{"type", t}, {"box", box_json(random_box(l, rng))}});
@@ -849,6 +901,45 @@ json completion_answer(const std::string& model, const std::string& task, const 
   return out;
 }
 
+// aspect_adapt baselines. Proportional rescale: x and widths by W'/W, y and heights by H'/H (exact when the
+// aspect ratio does not change; elements stretch when it does). Anchor-preserving re-flow: each element
+// keeps its own aspect ratio (scaled by min(W'/W, H'/H)) and the anchor it sits by in each axis (the
+// nearer canvas edge, or its centre when its margins are within 2% of each other) at the same share of
+// the canvas, so that elements aligned on a shared edge stay aligned; an element spanning >= 95% of an
+// axis spans the new one; an element inside the canvas stays inside.
+Box reflow_box(const Box& b, double w0, double h0, double w1, double h1) {
+  const double s = std::min(w1 / w0, h1 / h0);
+  auto axis = [&](double lo, double len, double side0, double side1, double& lo1, double& len1) {
+    if (len >= 0.95 * side0) {
+      lo1 = lo * side1 / side0, len1 = len * side1 / side0;
+      return;
+    }
+    len1 = len * s;
+    const double before = lo, after = side0 - lo - len;
+    if (std::abs(before - after) <= 0.02 * side0) lo1 = (lo + len / 2) * side1 / side0 - len1 / 2;
+    else if (before < after) lo1 = lo * side1 / side0;
+    else lo1 = (lo + len) * side1 / side0 - len1;
+    if (lo >= 0 && lo + len <= side0) lo1 = std::clamp(lo1, 0.0, std::max(0.0, side1 - len1)), len1 = std::min(len1, side1);
+  };
+  Box out;
+  axis(b.x, b.w, w0, w1, out.x, out.w);
+  axis(b.y, b.h, h0, h1, out.y, out.h);
+  return out;
+}
+
+json adapt_answer(bool reflow, const Item& item) {
+  const double w0 = item.input["source_width"], h0 = item.input["source_height"];
+  const double w1 = item.input["width"], h1 = item.input["height"];
+  json out = json::array();
+  for (const auto& e : item.input["elements"]) {
+    Box b;
+    read_box(e["box"], b);
+    const Box a = reflow ? reflow_box(b, w0, h0, w1, h1) : Box{b.x * w1 / w0, b.y * h1 / h0, b.w * w1 / w0, b.h * h1 / h0};
+    out.push_back({{"id", e["id"]}, {"box", box_json(a)}});
+  }
+  return out;
+}
+
 // The style of the component with the same role in the most similar other layout (fonts and palette of
 // the layout as shown, the hidden element's style left out); else another text of this layout.
 json nearest_sibling_style(const Item& item, const Corpus& c) {
@@ -880,7 +971,8 @@ json answer(const std::string& model, const std::string& task, const Item& item,
   if (!model_answers(model, task))
     throw nexp::ConfigError(fmt::format("model {} does not answer task {}", model, task));
   if (is_template_task(task)) return template_answer(model, task, item, c, s, rng);
-  const Layout& truth = c.layouts[item.layouts[0]];
+  if (model == "rescale" || model == "reflow") return adapt_answer(model == "reflow", item);
+  const Layout& truth = c.layouts[item.layouts[task == "aspect_adapt" ? 1 : 0]];  // aspect_adapt: the target
   if (model == "oracle") return perceived(task, item, truth, truth, 0.0, rng);
   if (model == "noisy") return perceived(task, item, truth, noisy_view(truth, s.noise, rng), s.noise, rng);
   if (model == "chance") return chance_answer(task, item, c, rng);
@@ -1114,6 +1206,73 @@ void score_generation(const std::string& task, const std::vector<Item>& items, c
   else out.metrics = {{"miou", m}, {"recall", mean_of(e1)}, {"hallucination", mean_of(e2)}};
 }
 
+// aspect_adapt, per item: mean IoU of each element with its target box (missing: 0); distortion, the mean
+// |log| of the ratio of an element's aspect ratio to its source's; violations, the share of answered
+// elements that leave the canvas (when the source had them inside) or overlap an element they were clear
+// of in the source; alignment_kept, the share of the source's aligned pairs (left, centre, right, top,
+// middle, bottom, as in the alignment task) still aligned the same way.
+struct AdaptScore {
+  double miou = 0, distortion = 0, violations = 0, kept = 0;
+  bool has_answers = false, has_aligned = false;
+};
+
+AdaptScore adapt_item_score(const Item& it, const Boxes& p) {
+  const double w0 = it.input["source_width"], h0 = it.input["source_height"];
+  const double w1 = it.input["width"], h1 = it.input["height"];
+  std::map<std::string, Box> answered;
+  for (std::size_t k = 0; k < p.ids.size(); ++k) answered.emplace(p.ids[k], p.boxes[k]);
+  std::vector<Box> src, pred;  // the answered elements
+  AdaptScore r;
+  for (std::size_t e = 0; e < it.target.size(); ++e) {
+    Box truth, source;
+    read_box(it.target[e]["box"], truth), read_box(it.input["elements"][e]["box"], source);
+    auto a = answered.find(it.target[e]["id"].get<std::string>());
+    if (a == answered.end()) continue;
+    r.miou += iou(a->second, truth);
+    src.push_back(source), pred.push_back(a->second);
+  }
+  r.miou /= static_cast<double>(it.target.size());
+  r.has_answers = !pred.empty();
+  int bad = 0, aligned = 0, kept = 0;
+  for (std::size_t i = 0; i < pred.size(); ++i) {
+    const Box &s = src[i], &q = pred[i];
+    if (s.w > 0 && s.h > 0 && q.w > 0 && q.h > 0) r.distortion += std::abs(std::log((q.w / q.h) / (s.w / s.h)));
+    const bool inside = s.x >= -0.01 * w0 && s.y >= -0.01 * h0 && s.right() <= 1.01 * w0 && s.bottom() <= 1.01 * h0;
+    bool violated = inside && (q.x < -0.01 * w1 || q.y < -0.01 * h1 || q.right() > 1.01 * w1 || q.bottom() > 1.01 * h1);
+    for (std::size_t j = 0; j < pred.size(); ++j) {
+      if (j == i) continue;
+      violated = violated || (intersection(s, src[j]) <= 0 &&
+                              intersection(q, pred[j]) > 0.01 * std::min(q.area(), pred[j].area()));
+      if (j < i) continue;
+      const std::string rel = alignment_relation(s, src[j], w0, h0);
+      if (rel == "none") continue;
+      ++aligned;
+      kept += alignment_relation(q, pred[j], w1, h1) == rel;
+    }
+    bad += violated;
+  }
+  if (r.has_answers) r.distortion /= pred.size(), r.violations = static_cast<double>(bad) / pred.size();
+  r.has_aligned = aligned > 0;
+  r.kept = aligned ? static_cast<double>(kept) / aligned : 0.0;
+  return r;
+}
+
+void score_adapt(const std::vector<Item>& items, const std::vector<json>& answers,
+                 const std::vector<std::size_t>& subset, Scored& out) {
+  std::vector<double> distortion, violations, kept;
+  for (auto i : subset) {
+    const Boxes p = read_boxes(answers[i], false);
+    out.parse_failures += !p.ok;
+    const AdaptScore r = adapt_item_score(items[i], p);
+    out.item_scores.push_back(r.miou);
+    if (r.has_answers) distortion.push_back(r.distortion), violations.push_back(r.violations);
+    if (r.has_answers && r.has_aligned) kept.push_back(r.kept);
+  }
+  out.metrics = {{"miou", mean_of(out.item_scores)}, {"distortion", distortion.empty() ? 0.0 : mean_of(distortion)},
+                 {"violations", violations.empty() ? 1.0 : mean_of(violations)},
+                 {"alignment_kept", kept.empty() ? 0.0 : mean_of(kept)}};
+}
+
 void score_template(const std::string& task, const std::vector<Item>& items, const std::vector<json>& answers,
                     const std::vector<std::size_t>& subset, Scored& out) {
   std::vector<double> scores, e1, e2, e3;
@@ -1242,6 +1401,7 @@ Scored score(const std::string& task, const std::vector<Item>& items, const std:
   Scored out;
   if (is_template_task(task)) score_template(task, items, answers, all, out);
   else if (task == "style_completion" || task == "colour_transfer") score_style(task, items, answers, c, all, out);
+  else if (task == "aspect_adapt") score_adapt(items, answers, all, out);
   else if (task == "intent_to_layout" || task == "partial_completion" || task == "insertion")
     score_generation(task, items, answers, c, all, out);
   else score_understanding(task, items, answers, c, all, out);

@@ -17,6 +17,7 @@
 //   grouping             [["id", ...], ...]                            ari (nmi)
 //   intent_to_layout     [{"id":..,"box":[..]}]                        miou (alignment, overlap)
 //   partial_completion   [{"type":..,"box":[..]}] for m missing        miou (recall, hallucination)
+//   aspect_adapt         [{"id":..,"box":[..]}] on the target canvas   miou (distortion, violations, alignment_kept)
 //   insertion            {"box":[x,y,w,h]} of a given element          iou (center_error)
 //   sibling_matching     {"same":true,"score":0.8}                     f1 (accuracy, roc_auc)
 //   retrieval            ["layout id", ...] best first                 mrr (ndcg5, recall1, recall5)

@@ -30,6 +30,9 @@ std::string task_prompt(const std::string& task) {
                            "in canvas pixels."},
       {"partial_completion", "Some components were removed from this design; their types are listed. Give a box "
                              "[left, top, width, height] in canvas pixels for each removed component."},
+      {"aspect_adapt", "Adapt this design to a new canvas of the given width and height (px), as a designer re-lays a "
+                       "template for another format: give each listed component (its box in the shown design is "
+                       "given) a box [left, top, width, height] in the new canvas's pixels."},
       {"insertion", "Where should the described element go in this design? Give its box [left, top, width, height] "
                     "in canvas pixels, keeping its width and height."},
       {"sibling_matching", "Are these two designs variants of the same template (same structure and style, other "
@@ -55,7 +58,7 @@ json answer_schema(const std::string& task) {
          {"items", {{"type", "object"}, {"properties", {{"box", box}, {"type", str}, {"score", {{"type", "number"}}}}}, {"required", {"box", "type"}}}}};
   else if (task == "layer_order" || task == "retrieval") a = ids;
   else if (task == "grouping") a = {{"type", "array"}, {"items", ids}};
-  else if (task == "intent_to_layout")
+  else if (task == "intent_to_layout" || task == "aspect_adapt")
     a = {{"type", "array"}, {"items", {{"type", "object"}, {"properties", {{"id", str}, {"box", box}}}, {"required", {"id", "box"}}}}};
   else if (task == "partial_completion")
     a = {{"type", "array"}, {"items", {{"type", "object"}, {"properties", {{"type", str}, {"box", box}}}, {"required", {"type", "box"}}}}};
@@ -110,8 +113,9 @@ json VlmModel::answer(const std::string& task, const Item& item, const Corpus& c
     for (std::size_t k = 0; k < item.layouts.size(); ++k) shown.push_back(c.layouts[item.layouts[k]].id);
     about["images"] = shown;
   }
-  const bool shows_layout = task != "intent_to_layout";
-  for (std::size_t k = 0; shows_layout && k < item.layouts.size(); ++k)
+  // intent_to_layout shows no design; aspect_adapt only its source (the second layout is the answer).
+  const std::size_t shown = task == "intent_to_layout" ? 0 : task == "aspect_adapt" ? 1 : item.layouts.size();
+  for (std::size_t k = 0; k < shown; ++k)
     user.image(nexp::llm::image_data_url(layout_png(c.layouts[item.layouts[k]], image_dir_), "image/png"));
   user.text = fmt::format("{}\n{}\nAnswer with JSON: {{\"answer\": ...}}.", task_prompt(task), about.dump());
   nexp::llm::Request r;

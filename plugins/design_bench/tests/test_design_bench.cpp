@@ -110,6 +110,41 @@ TEST(DesignBenchLayout, LicaFolderReadsPixelStringsGroupsAndMetadata) {
   fs::remove_all(d);
 }
 
+TEST(DesignBenchLayout, LicaTreeReadsTemplatesNestedGroupsAndTransforms) {
+  // LICA's download: metadata.csv, layouts/<template_id>/<layout_id>.json, images/<template_id>/...png.
+  const Corpus c = read_lica_folder(DESIGN_BENCH_LICA_FIXTURE, 0);
+  ASSERT_EQ(c.layouts.size(), 8u);
+  EXPECT_EQ(c.by_template.size(), 4u);
+  std::map<std::string, const Layout*> by_id;
+  for (const auto& l : c.layouts) by_id[l.id] = &l;
+  const Layout& slide = *by_id.at("Kp3vR8sLq2WmT6yXn0Ab");
+  EXPECT_EQ(slide.template_id, "5f0c2a91-7d3e-4b8a-9c61-2e4f8a0b7d15");
+  EXPECT_EQ(slide.category, "Presentations");
+  EXPECT_EQ(by_id.at("Rw5nY0aHf8PjM3xCs6Ue")->variant_index, 2);
+  EXPECT_DOUBLE_EQ(slide.width, 1920);
+  EXPECT_EQ(slide.image.filename().string(), "Kp3vR8sLq2WmT6yXn0Ab.png");
+  EXPECT_TRUE(by_id.at("Tz9hG4cN1uQe7VbJk2Ld")->image.empty());
+  // Paint order with the hierarchy flattened: background, title, subtitle, the card GROUP, its heading,
+  // its nested GROUP, and that group's two lines.
+  ASSERT_EQ(slide.components.size(), 8u);
+  EXPECT_DOUBLE_EQ(slide.components[0].box.x, 0);  // no left/top: the canvas origin
+  EXPECT_DOUBLE_EQ(slide.components[0].box.h, 1080);
+  EXPECT_EQ(slide.components[3].type, Kind::Group);
+  EXPECT_EQ(slide.components[3].children, (std::vector<std::string>{"c4", "c5"}));
+  for (int k : {4, 5}) EXPECT_EQ(slide.components[k].parent, 3);
+  for (int k : {6, 7}) EXPECT_EQ(slide.components[k].parent, 5);
+  EXPECT_EQ(slide.components[5].color, "");  // rgba(1, 1, 1, 0): transparent
+  EXPECT_EQ(slide.components[3].color, "#ffffff");
+  EXPECT_EQ(font_families(slide), (std::vector<std::string>{"Arimo", "League Spartan"}));
+  const Box moved = by_id.at("Rw5nY0aHf8PjM3xCs6Ue")->components.back().box;  // translate(20px, -10px)
+  EXPECT_NEAR(moved.x, 1158.6 + 20, 1e-9);
+  EXPECT_NEAR(moved.y, -84.5 - 10, 1e-9);
+  // The square post and its story pair up for aspect_adapt, both ways.
+  TaskSettings s;
+  nexp::Random rng(1);
+  EXPECT_EQ(make_items("aspect_adapt", c, s, rng).size(), 2u);
+}
+
 TEST(DesignBenchLayout, BadLicaFieldsAreNamedInTheError) {
   const auto d = temp_dir("bad");
   auto expect_error = [&](const std::string& text, const std::string& needle) {
@@ -124,6 +159,9 @@ TEST(DesignBenchLayout, BadLicaFieldsAreNamedInTheError) {
   };
   std::string s = kLicaLayout;
   expect_error(std::string(s).replace(s.find("\"0px\""), 5, "\"12pt\""), "`left`");
+  expect_error(std::string(s).replace(s.find("\"1080px\", \"height\": \"700px\""), 8, "null"), "`width`");
+  expect_error(std::string(s).replace(s.find("\"children\""), 10, "\"components\": [{\"type\": \"TEXT\"}], \"x\""),
+               "components[1].components[0]");
   expect_error(std::string(s).replace(s.find("\"IMAGE\""), 7, "\"VIDEO\""), "`type`");
   expect_error(std::string(s).replace(s.find("[\"t2\"]"), 6, "[\"t3\"]"), "t3");
   expect_error(std::string(s).replace(s.find("rgb(255, 0, 0)"), 14, "reddish"), "`color`");
@@ -160,6 +198,87 @@ TEST(DesignBenchFamilies, SiblingsShareFontsAndLayoutCountIsLicaLike) {
   for (std::size_t k = 0; k < l.components.size(); ++k) EXPECT_EQ(back.components[k].parent, l.components[k].parent);
 }
 
+TEST(DesignBenchFamilies, RearrangedSiblingsDifferInGeometryAndResizedOnesKeepTheirComponents) {
+  auto sibling_geometry = [](double rearrange) {
+    FamiliesOptions o;
+    o.families = 40, o.rearrange = rearrange, o.resize_share = 0;
+    nexp::Random rng(7);
+    Corpus c;
+    c.layouts = generate_families(o, rng);
+    c.index();
+    double sum = 0;
+    int n = 0;
+    for (const auto& [t, members] : c.by_template)
+      for (std::size_t k = 1; k < members.size(); ++k) sum += geometry_similarity(c.layouts[members[0]], c.layouts[members[k]]), ++n;
+    return sum / n;
+  };
+  const double copies = sibling_geometry(0), own = sibling_geometry(1);
+  EXPECT_GT(copies, 0.75);
+  EXPECT_LT(own, copies - 0.15);
+  // Resized siblings (another canvas format, the template's components) make the aspect_adapt items.
+  TaskSettings s;
+  nexp::Random rng(2);
+  const auto items = make_items("aspect_adapt", corpus(), s, rng);
+  EXPECT_GT(items.size(), 10u);
+  for (const auto& it : items) {
+    const Layout &from = corpus().layouts[it.layouts[0]], &to = corpus().layouts[it.layouts[1]];
+    EXPECT_EQ(from.template_id, to.template_id);
+    EXPECT_NE(from.width / from.height, to.width / to.height);
+    EXPECT_GE(it.target.size(), 2u);
+  }
+}
+
+TEST(DesignBenchTasks, AspectAdaptByHand) {
+  // A 1000 x 1000 canvas re-targeted to 2000 x 1000. A sits by the top-left corner; B is centred in x and
+  // sits by the bottom; their left edges align. The target (a designer's re-flow) keeps each element's
+  // size and anchor: A [200, 100, 400, 200], B [600, 400, 800, 400].
+  Item it;
+  it.id = "hand";
+  it.input = {{"width", 2000}, {"height", 1000}, {"source_width", 1000}, {"source_height", 1000},
+              {"elements", json::array({{{"id", "A"}, {"type", "TEXT"}, {"box", {100, 100, 400, 200}}},
+                                         {{"id", "B"}, {"type", "IMAGE"}, {"box", {100, 400, 800, 400}}}})}};
+  it.target = json::array({{{"id", "A"}, {"box", {200, 100, 400, 200}}}, {{"id", "B"}, {"box", {600, 400, 800, 400}}}});
+  const std::vector<Item> items = {it};
+  nexp::Random rng(1);
+  auto metrics = [&](const json& a) { return score("aspect_adapt", items, {a}, corpus()).metrics; };
+  // Proportional rescale: A [200, 100, 800, 200], B [200, 400, 1600, 400]: IoU 1/2 each, both stretched
+  // 2x (|log 2|), the left edges still shared.
+  const auto r = metrics(answer("rescale", "aspect_adapt", it, corpus(), TaskSettings{}, rng));
+  EXPECT_NEAR(r.at("miou"), 0.5, 1e-12);
+  EXPECT_NEAR(r.at("distortion"), std::log(2.0), 1e-12);
+  EXPECT_NEAR(r.at("violations"), 0.0, 1e-12);
+  EXPECT_NEAR(r.at("alignment_kept"), 1.0, 1e-12);
+  // The anchor-preserving re-flow lands on the target, undistorted, but B's centre anchor breaks the
+  // shared left edge.
+  const auto f = metrics(answer("reflow", "aspect_adapt", it, corpus(), TaskSettings{}, rng));
+  EXPECT_NEAR(f.at("miou"), 1.0, 1e-12);
+  EXPECT_NEAR(f.at("distortion"), 0.0, 1e-12);
+  EXPECT_NEAR(f.at("alignment_kept"), 0.0, 1e-12);
+  // A pushed off the canvas: one of two elements violates; A dropped onto B: both do. Missing B: IoU 0.
+  const json off = json::array({{{"id", "A"}, {"box", {1900, 100, 400, 200}}}, {{"id", "B"}, {"box", {600, 400, 800, 400}}}});
+  EXPECT_NEAR(metrics(off).at("violations"), 0.5, 1e-12);
+  const json onto = json::array({{{"id", "A"}, {"box", {700, 500, 400, 200}}}, {{"id", "B"}, {"box", {600, 400, 800, 400}}}});
+  EXPECT_NEAR(metrics(onto).at("violations"), 1.0, 1e-12);
+  const json half = json::array({{{"id", "A"}, {"box", {200, 100, 400, 200}}}});
+  EXPECT_NEAR(metrics(half).at("miou"), 0.5, 1e-12);
+}
+
+TEST(DesignBenchTasks, ProportionalRescaleIsExactWhenTheAspectIsUnchanged) {
+  Item it;
+  it.input = {{"width", 2160}, {"height", 2700}, {"source_width", 1080}, {"source_height", 1350},
+              {"elements", json::array({{{"id", "a"}, {"type", "TEXT"}, {"box", {10, 20, 300, 80}}},
+                                        {{"id", "b"}, {"type", "IMAGE"}, {"box", {100, 400, 880, 500}}},
+                                        {{"id", "c"}, {"type", "IMAGE"}, {"box", {-50, 1200, 300, 300}}}})}};
+  it.target = json::array({{{"id", "a"}, {"box", {20, 40, 600, 160}}}, {{"id", "b"}, {"box", {200, 800, 1760, 1000}}},
+                           {{"id", "c"}, {"box", {-100, 2400, 600, 600}}}});
+  nexp::Random rng(1);
+  const auto m = score("aspect_adapt", {it}, {answer("rescale", "aspect_adapt", it, corpus(), TaskSettings{}, rng)},
+                       corpus()).metrics;
+  EXPECT_NEAR(m.at("miou"), 1.0, 1e-12);
+  EXPECT_NEAR(m.at("distortion"), 0.0, 1e-12);
+  EXPECT_NEAR(m.at("violations"), 0.0, 1e-12);
+}
+
 TEST(DesignBenchTasks, OracleScoresTheMaximumOnEveryTask) {
   for (const auto& task : task_names()) EXPECT_NEAR(primary(task, "oracle"), 1.0, 1e-12) << task;
 }
@@ -174,7 +293,7 @@ TEST(DesignBenchTasks, ChanceScoresItsExpectation) {
       {"overlap", {0.25, 0.1}},          {"layer_order", {0.0, 0.1}}, {"grouping", {0.0, 0.08}},
       {"sibling_matching", {0.5, 0.08}}, {"retrieval", {h20 / 20, 0.05}}, {"clustering", {0.0, 0.03}}};
   for (const auto& [task, e] : expect) EXPECT_NEAR(primary(task, "chance"), e.first, e.second) << task;
-  for (const char* task : {"count", "detection", "intent_to_layout", "partial_completion", "insertion"})
+  for (const char* task : {"count", "detection", "intent_to_layout", "partial_completion", "aspect_adapt", "insertion"})
     EXPECT_LT(primary(task, "chance"), 0.2) << task;
 }
 
