@@ -266,6 +266,47 @@ std::pair<Smooth, double> smooth_by_gcv(const Bins& b, const char* what) {
   return best;
 }
 
+// The values of the eigenfunctions (rows: points) and the residuals x - mu of one curve.
+void curve_design(const Pace& p, const Curve& c, Matrix& phi, Vector& r) {
+  const Eigen::Index k = p.eigenvalues.size(), m = static_cast<Eigen::Index>(c.t.size());
+  phi.resize(m, k), r.resize(m);
+  for (Eigen::Index j = 0; j < m; ++j) {
+    const double t = c.t[static_cast<std::size_t>(j)];
+    r(j) = c.x[static_cast<std::size_t>(j)] - interpolate(p.mean, t);
+    for (Eigen::Index q = 0; q < k; ++q) phi(j, q) = interpolate(p.eigenfunctions.col(q), t);
+  }
+}
+
+// The noise level of the conditional expectations, max(sigma^2, rho) with rho chosen by
+// leave-one-point-out prediction of the training points (fdapace's rho = "cv"): the diagonal estimate
+// of sigma^2 is fragile with few points per curve, and near zero the scores of a curve with about K
+// points interpolate its noise. Up to 200 curves, rho on a grid of fractions of the mean variance.
+double choose_noise(const Pace& p, const std::vector<Curve>& curves) {
+  const double level = p.covariance.diagonal().mean();
+  const std::size_t step = std::max<std::size_t>(1, curves.size() / 200);
+  double best = p.noise_variance, best_error = INFINITY;
+  for (double f : {0.0, 1e-5, 1e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3, 1.0}) {
+    const double rho = std::max(p.noise_variance, f * level);
+    double error = 0;
+    Matrix phi;
+    Vector r;
+    for (std::size_t i = 0; i < curves.size(); i += step) {
+      curve_design(p, curves[i], phi, r);
+      if (r.size() < 2) continue;
+      Matrix a = phi.transpose() * phi;
+      a.diagonal() += rho * p.eigenvalues.cwiseInverse();
+      const Vector b = phi.transpose() * r;
+      for (Eigen::Index j = 0; j < r.size(); ++j) {
+        const Vector pj = phi.row(j).transpose();
+        const Vector xi = (a - pj * pj.transpose()).ldlt().solve(b - pj * r(j));
+        error += std::pow(r(j) - pj.dot(xi), 2);
+      }
+    }
+    if (error < best_error) best_error = error, best = rho;
+  }
+  return best;
+}
+
 }  // namespace
 
 Pace fit_pace(const std::vector<Curve>& curves, int components, int grid_points) {
@@ -323,22 +364,19 @@ Pace fit_pace(const std::vector<Curve>& curves, int components, int grid_points)
     phi.cwiseAbs().maxCoeff(&big);
     p.eigenfunctions.col(c) = phi(big) < 0 ? Vector(-phi) : phi;  // a fixed sign
   }
+  p.score_noise = k > 0 ? choose_noise(p, curves) : p.noise_variance;
   return p;
 }
 
 Vector Pace::scores(const Curve& c, std::int64_t columns) const {
-  const Eigen::Index k = eigenvalues.size(), m = static_cast<Eigen::Index>(c.t.size());
+  const Eigen::Index k = eigenvalues.size();
   Vector out = Vector::Zero(std::max<Eigen::Index>(columns, k));
-  if (m == 0 || k == 0) return out.head(columns);  // no points: the prior mean of the scores
-  Matrix phi(m, k);
-  Vector r(m);
-  for (Eigen::Index j = 0; j < m; ++j) {
-    const double t = c.t[static_cast<std::size_t>(j)];
-    r(j) = c.x[static_cast<std::size_t>(j)] - interpolate(mean, t);
-    for (Eigen::Index q = 0; q < k; ++q) phi(j, q) = interpolate(eigenfunctions.col(q), t);
-  }
+  if (c.t.empty() || k == 0) return out.head(columns);  // no points: the prior mean of the scores
+  Matrix phi;
+  Vector r;
+  curve_design(*this, c, phi, r);
   Matrix a = phi.transpose() * phi;
-  a.diagonal() += noise_variance * eigenvalues.cwiseInverse();
+  a.diagonal() += score_noise * eigenvalues.cwiseInverse();
   out.head(k) = a.ldlt().solve(phi.transpose() * r);
   return out.head(columns);
 }

@@ -79,8 +79,11 @@ Fpca fit_fpca(const Matrix& coefficients, const Matrix& gram, int components);
 //   4. eigenfunctions: eigen-decomposition of C discretised on a grid with trapezoid weights W,
 //      W^1/2 C W^1/2 v_k = lambda_k v_k, phi_k = W^-1/2 v_k (orthonormal in L2), positive lambda only;
 //   5. scores: the best linear predictor E[xi_i | x_i] = Lambda Phi_i^T Sigma_i^-1 (x_i - mu_i), with
-//      Sigma_i = Phi_i Lambda Phi_i^T + sigma^2 I, computed as (Phi_i^T Phi_i + sigma^2 Lambda^-1)^-1
-//      Phi_i^T (x_i - mu_i) (Woodbury: a K x K system per curve).
+//      Sigma_i = Phi_i Lambda Phi_i^T + rho I, computed as (Phi_i^T Phi_i + rho Lambda^-1)^-1
+//      Phi_i^T (x_i - mu_i) (Woodbury: a K x K system per curve); rho = max(sigma^2, rho_cv), rho_cv
+//      chosen by leave-one-point-out prediction of the training points (fdapace's rho = "cv"; the
+//      diagonal estimate alone can be near 0 with few points per curve, and the scores of a curve with
+//      about K points then interpolate its noise).
 // Smoothing runs on the pooled points binned to the grid (bin counts as weights: the usual speed-up,
 // exact up to the bin width 1 / (grid - 1)); each bandwidth is chosen by generalised cross-validation
 // over a fixed list (0.03 to 0.4 of the domain).
@@ -90,7 +93,8 @@ struct Pace {
   Matrix covariance;         // C on the grid (G x G, symmetric)
   Matrix eigenfunctions;     // G x K, orthonormal in L2 (trapezoid rule)
   Vector eigenvalues;        // K, decreasing, positive
-  double noise_variance = 0;
+  double noise_variance = 0;  // sigma^2 from the diagonal
+  double score_noise = 0;     // rho, the noise level the scores use (>= noise_variance)
   double bandwidth_mean = 0, bandwidth_covariance = 0;  // chosen by GCV
   // E[xi | the curve's points], K scores (zeros beyond the fitted components up to `columns`).
   Vector scores(const Curve& c, std::int64_t columns) const;
