@@ -155,4 +155,230 @@ Fpca fit_fpca(const Matrix& coefficients, const Matrix& gram, int components) {
   return f;
 }
 
+
+// ---------------------------------------------------------------- PACE
+
+namespace {
+
+// Pooled observations binned to the grid: per bin the count w and the sums s of y and s2 of y^2.
+struct Bins {
+  Matrix w, s, s2;  // G x 1 (one-dimensional) or G x G
+  explicit Bins(Eigen::Index g, Eigen::Index cols) : w(Matrix::Zero(g, cols)), s(w), s2(w) {}
+  void add(Eigen::Index a, Eigen::Index b, double y) { w(a, b) += 1, s(a, b) += y, s2(a, b) += y * y; }
+};
+
+struct Smooth {
+  Matrix fit;
+  double gcv = INFINITY;  // infinite where some grid point had too little data in its window
+};
+
+int bin_of(double t, int g) { return static_cast<int>(std::lround(std::clamp(t, 0.0, 1.0) * (g - 1))); }
+
+double epanechnikov(double u) { return std::abs(u) < 1 ? 0.75 * (1 - u * u) : 0.0; }
+
+// Linear interpolation of grid values f (equally spaced on [0, 1]) at t.
+double interpolate(const Eigen::Ref<const Vector>& f, double t) {
+  const double u = std::clamp(t, 0.0, 1.0) * static_cast<double>(f.size() - 1);
+  const Eigen::Index i = std::min<Eigen::Index>(static_cast<Eigen::Index>(u), f.size() - 2);
+  const double a = u - static_cast<double>(i);
+  return (1 - a) * f(i) + a * f(i + 1);
+}
+
+// GCV of a linear smoother of binned data: residual sum of squares of every observation (from the bin
+// sums) over N, divided by (1 - trace / N)^2; `self` is the weight of one observation of the bin on the
+// fit at its own bin.
+double gcv(const Bins& b, const Matrix& fit, const Matrix& self) {
+  const double n = b.w.sum();
+  const double rss = (b.s2.array() - 2 * fit.array() * b.s.array() + b.w.array() * fit.array().square()).sum();
+  const double trace = (b.w.array() * self.array()).sum();
+  return trace < n ? rss / n / std::pow(1 - trace / n, 2) : INFINITY;
+}
+
+struct LocalFit {
+  double value = NAN, self = NAN;  // the fit at the centre; the weight of one observation of the centre bin
+  bool ok = false;                 // false: too little data in the window
+};
+
+// Local polynomial fit at bin (a, c) of binned data (c = 0 for one-dimensional bins): weighted least
+// squares on the P features x(u, v) of the offsets from the centre, Epanechnikov (product) kernel of
+// bandwidth h; the value is the fitted intercept.
+template <int P, class Features>
+LocalFit local_poly(const Bins& b, double h, Eigen::Index a, Eigen::Index c, Features features) {
+  const Eigen::Index g = b.w.rows();
+  const bool two = b.w.cols() > 1;
+  const double dx = 1.0 / static_cast<double>(g - 1);
+  const auto r = static_cast<Eigen::Index>(h / dx);
+  Eigen::Matrix<double, P, P> m = Eigen::Matrix<double, P, P>::Zero();
+  Eigen::Matrix<double, P, 1> t = Eigen::Matrix<double, P, 1>::Zero();
+  const Eigen::Index jlo = two ? std::max<Eigen::Index>(0, c - r) : 0, jhi = two ? std::min(g - 1, c + r) : 0;
+  for (Eigen::Index i = std::max<Eigen::Index>(0, a - r); i <= std::min(g - 1, a + r); ++i)
+    for (Eigen::Index j = jlo; j <= jhi; ++j) {
+      if (b.w(i, j) == 0) continue;
+      const double u = static_cast<double>(i - a) * dx, v = two ? static_cast<double>(j - c) * dx : 0.0;
+      const double k = epanechnikov(u / h) * (two ? epanechnikov(v / h) : 1.0);
+      if (k == 0) continue;
+      const Eigen::Matrix<double, P, 1> x = features(u, v);
+      m += k * b.w(i, j) * x * x.transpose();
+      t += k * b.s(i, j) * x;
+    }
+  const double scale = m.diagonal().prod();  // the determinant relative to it is scale-free
+  if (!(scale > 0) || m.determinant() <= 1e-10 * scale) return {};
+  const Eigen::Matrix<double, P, P> inv = m.inverse();
+  return {(inv * t)(0), std::pow(epanechnikov(0), two ? 2 : 1) * inv(0, 0), true};
+}
+
+Eigen::Vector2d linear1(double u, double) { return Eigen::Vector2d(1.0, u); }
+Eigen::Vector3d linear2(double u, double v) { return Eigen::Vector3d(1.0, u, v); }
+Eigen::Vector3d quadratic1(double u, double) { return Eigen::Vector3d(1.0, u, u * u); }
+Eigen::Matrix<double, 6, 1> quadratic2(double u, double v) {
+  return (Eigen::Matrix<double, 6, 1>() << 1.0, u, v, u * u, u * v, v * v).finished();
+}
+
+// Local linear smoother of binned data at every bin (one- or two-dimensional; the two-dimensional
+// bins are symmetric, so only the upper triangle is fitted).
+Smooth local_linear(const Bins& b, double h) {
+  const Eigen::Index g = b.w.rows(), cols = b.w.cols();
+  Smooth out;
+  out.fit = Matrix::Zero(g, cols);
+  Matrix self = Matrix::Zero(g, cols);
+  for (Eigen::Index a = 0; a < g; ++a)
+    for (Eigen::Index c = (cols == 1 ? 0 : a); c < cols; ++c) {
+      const LocalFit f = cols == 1 ? local_poly<2>(b, h, a, c, linear1) : local_poly<3>(b, h, a, c, linear2);
+      if (!f.ok) return out;  // gcv stays infinite
+      out.fit(a, c) = f.value, self(a, c) = f.self;
+      if (cols > 1) out.fit(c, a) = f.value, self(c, a) = f.self;
+    }
+  out.gcv = gcv(b, out.fit, self);
+  return out;
+}
+
+// The smooth with the smallest GCV over a fixed list of bandwidths (fractions of [0, 1]).
+std::pair<Smooth, double> smooth_by_gcv(const Bins& b, const char* what) {
+  std::pair<Smooth, double> best;
+  for (double h : {0.03, 0.05, 0.08, 0.12, 0.18, 0.27, 0.4}) {
+    Smooth s = local_linear(b, h);
+    if (s.gcv < best.first.gcv) best = {std::move(s), h};
+  }
+  if (!std::isfinite(best.first.gcv))
+    throw nexp::DataError(fmt::format("PACE: too few observations to smooth the {} at any bandwidth up to 0.4; "
+                                      "give more curves or more points per curve",
+                                      what));
+  return best;
+}
+
+// The values of the eigenfunctions (rows: points) and the residuals x - mu of one curve.
+void curve_design(const Pace& p, const Curve& c, Matrix& phi, Vector& r) {
+  const Eigen::Index k = p.eigenvalues.size(), m = static_cast<Eigen::Index>(c.t.size());
+  phi.resize(m, k), r.resize(m);
+  for (Eigen::Index j = 0; j < m; ++j) {
+    const double t = c.t[static_cast<std::size_t>(j)];
+    r(j) = c.x[static_cast<std::size_t>(j)] - interpolate(p.mean, t);
+    for (Eigen::Index q = 0; q < k; ++q) phi(j, q) = interpolate(p.eigenfunctions.col(q), t);
+  }
+}
+
+// The noise level of the conditional expectations, max(sigma^2, rho) with rho chosen by
+// leave-one-point-out prediction of the training points (fdapace's rho = "cv"): the diagonal estimate
+// of sigma^2 is fragile with few points per curve, and near zero the scores of a curve with about K
+// points interpolate its noise. Up to 200 curves, rho on a grid of fractions of the mean variance.
+double choose_noise(const Pace& p, const std::vector<Curve>& curves) {
+  const double level = p.covariance.diagonal().mean();
+  const std::size_t step = std::max<std::size_t>(1, curves.size() / 200);
+  double best = p.noise_variance, best_error = INFINITY;
+  for (double f : {0.0, 1e-5, 1e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3, 1.0}) {
+    const double rho = std::max(p.noise_variance, f * level);
+    double error = 0;
+    Matrix phi;
+    Vector r;
+    for (std::size_t i = 0; i < curves.size(); i += step) {
+      curve_design(p, curves[i], phi, r);
+      if (r.size() < 2) continue;
+      Matrix a = phi.transpose() * phi;
+      a.diagonal() += rho * p.eigenvalues.cwiseInverse();
+      const Vector b = phi.transpose() * r;
+      for (Eigen::Index j = 0; j < r.size(); ++j) {
+        const Vector pj = phi.row(j).transpose();
+        const Vector xi = (a - pj * pj.transpose()).ldlt().solve(b - pj * r(j));
+        error += std::pow(r(j) - pj.dot(xi), 2);
+      }
+    }
+    if (error < best_error) best_error = error, best = rho;
+  }
+  return best;
+}
+
+}  // namespace
+
+Pace fit_pace(const std::vector<Curve>& curves, int components, int grid_points) {
+  Pace p;
+  const int g = grid_points;
+  for (int k = 0; k < g; ++k) p.grid.push_back(static_cast<double>(k) / (g - 1));
+  Bins pooled(g, 1);
+  for (const auto& c : curves)
+    for (std::size_t j = 0; j < c.t.size(); ++j) pooled.add(bin_of(c.t[j], g), 0, c.x[j]);
+  auto [mean, hm] = smooth_by_gcv(pooled, "mean function");
+  p.mean = mean.fit.col(0), p.bandwidth_mean = hm;
+  // Raw covariances off the diagonal (both orders: the bins are symmetric) and the diagonal terms.
+  Bins raw(g, g), diagonal(g, 1);
+  std::vector<double> r;
+  std::vector<int> at;
+  for (const auto& c : curves) {
+    r.clear(), at.clear();
+    for (std::size_t j = 0; j < c.t.size(); ++j)
+      r.push_back(c.x[j] - interpolate(p.mean, c.t[j])), at.push_back(bin_of(c.t[j], g));
+    for (std::size_t j = 0; j < r.size(); ++j) {
+      diagonal.add(at[j], 0, r[j] * r[j]);
+      for (std::size_t l = 0; l < r.size(); ++l)
+        if (l != j) raw.add(at[j], at[l], r[j] * r[l]);
+    }
+  }
+  auto [cov, hc] = smooth_by_gcv(raw, "covariance surface");
+  p.covariance = cov.fit, p.bandwidth_covariance = hc;
+  // Noise: V(t) - C(t, t) over the middle half of the domain. Both by local quadratic fits (as Yao et
+  // al.: a local linear surface is biased on the diagonal, where C curves differently across it than
+  // V does along it), at the bandwidths chosen for the linear smooths.
+  const auto [vlin, hv] = smooth_by_gcv(diagonal, "variance function");
+  double sum = 0;
+  int count = 0;
+  for (int k = 0; k < g; ++k) {
+    if (p.grid[k] < 0.25 || p.grid[k] > 0.75) continue;
+    const LocalFit v = local_poly<3>(diagonal, hv, k, 0, quadratic1), c = local_poly<6>(raw, hc, k, k, quadratic2);
+    sum += (v.ok ? v.value : vlin.fit(k, 0)) - (c.ok ? c.value : p.covariance(k, k)), ++count;
+  }
+  const double level = std::max(p.covariance.diagonal().mean(), 1e-300);
+  p.noise_variance = std::max(sum / count, 1e-6 * level);
+  // Eigenfunctions of the discretised covariance operator (trapezoid weights).
+  Vector w = Vector::Constant(g, 1.0 / (g - 1));
+  w(0) *= 0.5, w(g - 1) *= 0.5;
+  const Vector root = w.cwiseSqrt();
+  Eigen::SelfAdjointEigenSolver<Matrix> es(root.asDiagonal() * p.covariance * root.asDiagonal());
+  const double top = es.eigenvalues()(g - 1);
+  int k = 0;
+  while (k < components && k < g && es.eigenvalues()(g - 1 - k) > 1e-10 * top) ++k;
+  p.eigenvalues.resize(k);
+  p.eigenfunctions.resize(g, k);
+  for (int c = 0; c < k; ++c) {
+    p.eigenvalues(c) = es.eigenvalues()(g - 1 - c);
+    Vector phi = es.eigenvectors().col(g - 1 - c).cwiseQuotient(root);
+    Eigen::Index big;
+    phi.cwiseAbs().maxCoeff(&big);
+    p.eigenfunctions.col(c) = phi(big) < 0 ? Vector(-phi) : phi;  // a fixed sign
+  }
+  p.score_noise = k > 0 ? choose_noise(p, curves) : p.noise_variance;
+  return p;
+}
+
+Vector Pace::scores(const Curve& c, std::int64_t columns) const {
+  const Eigen::Index k = eigenvalues.size();
+  Vector out = Vector::Zero(std::max<Eigen::Index>(columns, k));
+  if (c.t.empty() || k == 0) return out.head(columns);  // no points: the prior mean of the scores
+  Matrix phi;
+  Vector r;
+  curve_design(*this, c, phi, r);
+  Matrix a = phi.transpose() * phi;
+  a.diagonal() += score_noise * eigenvalues.cwiseInverse();
+  out.head(k) = a.ldlt().solve(phi.transpose() * r);
+  return out.head(columns);
+}
+
 }  // namespace functional_reg

@@ -42,6 +42,10 @@ void RealOptions::declare(nexp::Options<RealOptions>& o) {
         "add the second derivative (central differences) of each predictor as another predictor");
   o.add("split_seed", &RealOptions::split_seed, "seed of the random split; 0: the run's seed").min(0);
   o.add("split", &RealOptions::split, "train, validation, test sizes (empty: the data set's default)").min(1);
+  o.add("folds", &RealOptions::folds,
+        "k > 1: repeated k-fold cross-validation (each fold is the test part once; the rest is split into "
+        "training and validation in the proportions of dataset.split); 0: random splits of dataset.split")
+      .range(0, 100);
   o.add("file", &RealOptions::file, "functional_reg.csv: curves, columns id,predictor,t,value");
   o.add("responses", &RealOptions::responses, "functional_reg.csv: responses, columns id,<response>");
 }
@@ -255,16 +259,21 @@ class RealData : public FunctionalData {
     if (pool_.split.size() != 3)
       throw nexp::ConfigError(fmt::format("{}: dataset.split needs three sizes (train, validation, test); found {}",
                                           pool_.name, pool_.split.size()));
+    if (o.folds == 1 || o.folds > static_cast<std::int64_t>(pool_.y.size()))
+      throw nexp::ConfigError(fmt::format("{}: dataset.folds must be 0 (random splits) or 2..{}; found {}", pool_.name,
+                                          pool_.y.size(), o.folds));
     const auto total = pool_.split[0] + pool_.split[1] + pool_.split[2];
     if (total > static_cast<std::int64_t>(pool_.y.size()))
       throw nexp::ConfigError(fmt::format("{}: dataset.split {}+{}+{} = {} exceeds the {} samples", pool_.name,
                                           pool_.split[0], pool_.split[1], pool_.split[2], total, pool_.y.size()));
   }
   std::string describe() const override {
-    return fmt::format("{}: {} samples, predictors {}, split {}/{}/{}{}", pool_.name, pool_.y.size(),
+    return fmt::format("{}: {} samples, predictors {}, split {}/{}/{}{}{}", pool_.name, pool_.y.size(),
                        fmt::join(pool_.predictors, ", "), pool_.split[0], pool_.split[1], pool_.split[2],
-                       o_.irregular_points > 0 ? fmt::format(", {} random points per curve", o_.irregular_points) : "");
+                       o_.irregular_points > 0 ? fmt::format(", {} random points per curve", o_.irregular_points) : "",
+                       o_.folds > 1 ? fmt::format(", {}-fold cross-validation", o_.folds) : "");
   }
+  std::int64_t folds() const override { return o_.folds; }
   Problem draw(const Draw& d) const override {
     const auto seed = static_cast<std::uint64_t>(
         d.split_seed.value_or(o_.split_seed > 0 ? o_.split_seed : static_cast<std::int64_t>(seed_)));
@@ -273,6 +282,13 @@ class RealData : public FunctionalData {
     std::iota(order.begin(), order.end(), 0);
     nexp::Random rng = nexp::Random::stream({seed, kSplit});
     for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng.below(i)]);
+    std::vector<std::int64_t> sizes = pool_.split;
+    if (o_.folds > 1) {
+      const std::int64_t f = d.fold.value_or(0);
+      if (f < 0 || f >= o_.folds)
+        throw nexp::ConfigError(fmt::format("{}: fold {} of {}-fold cross-validation does not exist", pool_.name, f, o_.folds));
+      order = cv_fold(order, o_.folds, f, pool_.split, seed, sizes);
+    }
     Problem p;
     p.predictors = pool_.predictors;
     p.regular = keep == 0;
@@ -282,7 +298,7 @@ class RealData : public FunctionalData {
     for (int s = 0; s < 3; ++s) {
       Sample& out = *parts[s];
       out.curves.assign(pool_.predictors.size(), {});
-      for (std::int64_t k = 0; k < pool_.split[static_cast<std::size_t>(s)]; ++k, ++at) {
+      for (std::int64_t k = 0; k < sizes[static_cast<std::size_t>(s)]; ++k, ++at) {
         const std::size_t i = order[at];
         out.y.push_back(pool_.y[i]);
         out.ids.push_back(pool_.ids[i]);
@@ -323,6 +339,23 @@ std::shared_ptr<nexp::Dataset> make_named(const std::string& name, const std::st
 }
 
 }  // namespace
+
+std::vector<std::size_t> cv_fold(const std::vector<std::size_t>& order, std::int64_t k, std::int64_t fold,
+                                 const std::vector<std::int64_t>& split, std::uint64_t seed,
+                                 std::vector<std::int64_t>& sizes) {
+  const auto n = static_cast<std::int64_t>(order.size());
+  const std::int64_t lo = fold * n / k, hi = (fold + 1) * n / k;
+  std::vector<std::size_t> rest, test;
+  for (std::int64_t i = 0; i < n; ++i) (i >= lo && i < hi ? test : rest).push_back(order[static_cast<std::size_t>(i)]);
+  nexp::Random rng = nexp::Random::stream({seed, kSplit, static_cast<std::uint64_t>(fold) + 1});
+  for (std::size_t i = rest.size(); i > 1; --i) std::swap(rest[i - 1], rest[rng.below(i)]);
+  const auto r = static_cast<std::int64_t>(rest.size());
+  const double share = static_cast<double>(split[1]) / static_cast<double>(split[0] + split[1]);
+  const std::int64_t validation = std::clamp<std::int64_t>(std::llround(static_cast<double>(r) * share), 1, r - 1);
+  sizes = {r - validation, validation, hi - lo};
+  rest.insert(rest.end(), test.begin(), test.end());
+  return rest;
+}
 
 Curve second_derivative(const Curve& c) {
   Curve d;

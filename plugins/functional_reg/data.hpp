@@ -15,11 +15,9 @@
 #include <string>
 #include <vector>
 
-namespace functional_reg {
+#include "basis.hpp"
 
-struct Curve {
-  std::vector<double> t, x;
-};
+namespace functional_reg {
 
 // One sample set: curves[p][i] is predictor p of sample i.
 struct Sample {
@@ -36,9 +34,11 @@ struct Problem {
   bool regular = true;  // every curve of a predictor has the same points
 };
 
-// What a study may change between draws; unset fields keep the data set's own values.
+// What a study may change between draws; unset fields keep the data set's own values. `fold`
+// (data sets with dataset.folds = k > 1): the test part is fold f of a k-fold partition drawn by the
+// split seed, and the rest is split once more into training and validation (for early stopping).
 struct Draw {
-  std::optional<std::int64_t> n, m, irregular_points, split_seed;
+  std::optional<std::int64_t> n, m, irregular_points, split_seed, fold;
 };
 
 class FunctionalData : public nexp::Dataset {
@@ -46,6 +46,8 @@ class FunctionalData : public nexp::Dataset {
   virtual Problem draw(const Draw& d) const = 0;
   // Whether excess risk (against noiseless targets) is defined.
   virtual bool simulated() const { return false; }
+  // k > 1: draws are the folds of repeated k-fold cross-validation; 0: random splits.
+  virtual std::int64_t folds() const { return 0; }
 };
 
 enum class Truth { Linear, Index2, General };
@@ -70,6 +72,7 @@ struct RealOptions {
   bool derivative = false;              // add the second derivative of each regular-grid predictor
   std::int64_t split_seed = 0;          // 0: the run's seed
   std::vector<std::int64_t> split = {};  // train / validation / test sizes; empty: the data set's default
+  std::int64_t folds = 0;               // > 1: k-fold cross-validation (split sets the validation share)
   std::string file, responses;          // functional_reg.csv: the two files
   static void declare(nexp::Options<RealOptions>& o);
 };
@@ -90,6 +93,14 @@ struct Simulator {
   Sample sample(std::int64_t n, std::uint64_t seed, std::uint64_t purpose, std::int64_t m) const;
 };
 Simulator make_simulator(const SimulatedOptions& o);
+
+// Fold `fold` of k-fold cross-validation over samples already shuffled (`order`): the fold (a
+// contiguous block of near-equal size) is the test part; the other samples, shuffled once more by
+// `seed`, are split into training and validation in the proportions split[0] : split[1]. Returns the
+// samples in train, validation, test order and sets `sizes` to the three part sizes.
+std::vector<std::size_t> cv_fold(const std::vector<std::size_t>& order, std::int64_t k, std::int64_t fold,
+                                 const std::vector<std::int64_t>& split, std::uint64_t seed,
+                                 std::vector<std::int64_t>& sizes);
 
 // Second derivative of a curve on a regular grid by central differences (ends: one-sided).
 Curve second_derivative(const Curve& c);

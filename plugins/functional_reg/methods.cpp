@@ -16,6 +16,7 @@ void Arm::declare(nexp::Options<Arm>& o) {
   o.add("J", &Arm::J, "bottleneck indices; 0: the study's J").range(0, 64);
   o.add("M", &Arm::M, "B-spline functions; 0: the study's M").range(0, 200);
   o.add("predictors", &Arm::predictors, "predictors the arm sees; empty: all");
+  o.add("basis", &Arm::basis, "features of this arm (bspline, fpca, pace); empty: the study's params.basis");
 }
 
 void StudyOptions::declare(nexp::Options<StudyOptions>& o) {
@@ -25,11 +26,15 @@ void StudyOptions::declare(nexp::Options<StudyOptions>& o) {
         {{"none", Axis::None}, {"n", Axis::N}, {"m", Axis::Points}, {"M", Axis::Basis},
          {"irregular_points", Axis::Irregular}});
   o.add("values", &StudyOptions::values, "values of the varied quantity (ignored with vary: none)");
-  o.add("repeats", &StudyOptions::repeats, "draws (seeds, splits) per value").range(1, 1000);
+  o.add("repeats", &StudyOptions::repeats,
+        "draws (seeds, splits) per value; with dataset.folds = k, repeats of k-fold cross-validation").range(1, 1000);
   o.add("first_seed", &StudyOptions::first_seed, "split seed of the first repeat").min(1);
   o.add("arms", &StudyOptions::arms, "models to compare on every draw");
   o.add("compare", &StudyOptions::compare, "pairs 'a-b' of arm names: paired differences a minus b");
-  o.add("metric", &StudyOptions::metric, "what to summarise").choices({"excess_risk", "test_rmse"});
+  o.add("metric", &StudyOptions::metric,
+        "what to summarise (validation_rmse: for tuning on validation data only; with cross-validation the "
+        "RMSE pools every fold's test or validation errors of one repeat)")
+      .choices({"excess_risk", "test_rmse", "validation_rmse"});
 }
 
 Kind kind_of(const std::string& method) {
@@ -65,9 +70,18 @@ LinearFit fit_fpcr(const Design& d) {
   return best;
 }
 
-Matrix fourier_gram(std::int64_t M, std::int64_t Q) {
+// FuncNN: int phi_m psi_q for the M curve B-splines and the Q weight functions.
+Matrix weight_gram(std::int64_t M, WeightBasis w, std::int64_t Q) {
   const BSplineBasis basis(static_cast<int>(M));
-  return basis.gram_with([Q](double t) { return Vector(fourier({t}, static_cast<int>(Q)).row(0).transpose()); },
+  if (w == WeightBasis::Fourier)
+    return basis.gram_with([Q](double t) { return Vector(fourier({t}, static_cast<int>(Q)).row(0).transpose()); },
+                           static_cast<int>(Q));
+  if (Q < 4)
+    throw nexp::ConfigError(fmt::format("functional_reg.funcnn: params.weight_basis bspline needs "
+                                        "params.weight_functions >= 4 (cubic B-splines); found {}",
+                                        Q));
+  const BSplineBasis weights(static_cast<int>(Q));
+  return basis.gram_with([&weights](double t) { return Vector(weights.evaluate({t}).row(0).transpose()); },
                          static_cast<int>(Q));
 }
 
@@ -100,7 +114,10 @@ ArmResult fit_arm(Kind kind, const FitOptions& o, const Problem& p, bool simulat
   Vector validation;
   if (kind == Kind::Flm || kind == Kind::Fpcr) {
     BasisOptions b = o;
-    b.representation = kind == Kind::Flm ? Representation::BSpline : Representation::Fpca;
+    // FLM integrates B-spline curves; FPCR takes PACE scores with basis pace, else FPC scores.
+    b.representation = kind == Kind::Flm                             ? Representation::BSpline
+                       : o.representation == Representation::Pace ? Representation::Pace
+                                                                   : Representation::Fpca;
     const Design d = coefficient_design(p, b);
     LinearFit f;
     if (kind == Kind::Flm) {
@@ -119,8 +136,8 @@ ArmResult fit_arm(Kind kind, const FitOptions& o, const Problem& p, bool simulat
                                                     : Architecture::EqualWidth;
     if (a == Architecture::FuncNN && o.representation != Representation::BSpline)
       throw nexp::ConfigError("functional_reg.funcnn integrates B-spline curves against its weight functions: "
-                              "params.representation must be bspline");
-    const Matrix gf = a == Architecture::FuncNN ? fourier_gram(o.M, o.fourier) : Matrix();
+                              "params.basis must be bspline");
+    const Matrix gf = a == Architecture::FuncNN ? weight_gram(o.M, o.weight_basis, o.weight_functions) : Matrix();
     const NetFit f = fit_net(a, o, d.train, d.y_train, d.validation, d.y_validation, d.test, seed, gf, d.per_predictor);
     validation = f.validation;
     r.test_predictions = f.test;
@@ -141,15 +158,17 @@ ArmResult fit_arm(Kind kind, const FitOptions& o, const Problem& p, bool simulat
 
 namespace {
 
-void write_splits(const std::filesystem::path& file, const Problem& p, std::int64_t repeat, std::int64_t split_seed,
-                  nexp::CsvWriter* shared = nullptr) {
+const std::vector<nexp::CsvColumn>& split_columns() {
   using C = nexp::CsvColumn;
-  std::optional<nexp::CsvWriter> own;
-  if (!shared) own.emplace(file, std::vector<C>{C::integer("repeat"), C::integer("split_seed"), C::text("id"), C::text("part")});
-  nexp::CsvWriter& csv = shared ? *shared : *own;
+  static const std::vector<C> columns = {C::integer("repeat"), C::integer("fold"), C::integer("split_seed"), C::text("id"),
+                                         C::text("part")};
+  return columns;
+}
+
+void write_splits(nexp::CsvWriter& csv, const Problem& p, std::int64_t repeat, std::int64_t fold, std::int64_t split_seed) {
   const std::pair<const Sample*, const char*> parts[] = {{&p.train, "train"}, {&p.validation, "validation"}, {&p.test, "test"}};
   for (const auto& [s, name] : parts)
-    for (const auto& id : s->ids) csv.row(repeat, split_seed, id, name);
+    for (const auto& id : s->ids) csv.row(repeat, fold, split_seed, id, name);
 }
 
 }  // namespace
@@ -166,7 +185,8 @@ void run_single(nexp::RunContext& ctx, Kind kind) {
   if (r.epochs > 0) ctx.summary("epochs", static_cast<double>(r.epochs));
   ctx.log().info("{}: test RMSE {:.4g}{}, {} parameters, {:.2f} s", ctx.method_name(), r.test_rmse,
                  data.simulated() ? fmt::format(", excess risk {:.4g}", r.excess_risk) : "", r.parameters, r.seconds);
-  write_splits(ctx.artifacts_dir() / "splits.csv", p, 0, static_cast<std::int64_t>(ctx.seed()));
+  nexp::CsvWriter splits(ctx.artifacts_dir() / "splits.csv", split_columns());
+  write_splits(splits, p, 0, 0, static_cast<std::int64_t>(ctx.seed()));
   using C = nexp::CsvColumn;
   nexp::CsvWriter pred(ctx.artifacts_dir() / "predictions.csv", {C::text("id"), C::real("y"), C::real("prediction"), C::real("truth")});
   for (std::size_t i = 0; i < p.test.size(); ++i)
@@ -178,11 +198,28 @@ void run_single(nexp::RunContext& ctx, Kind kind) {
 
 namespace {
 
-struct Cell {  // one (value, repeat, arm)
+struct Cell {  // one (value, repeat, arm): the metric pooled over the repeat's folds
   double value;
   std::int64_t repeat;
   std::size_t arm;
   double metric;
+};
+
+// Pools one arm's results over the folds of a repeat: RMSEs from summed squared errors, excess risk
+// weighted by test size. Without folds it passes the one draw's numbers through.
+struct Pooled {
+  double test_sse = 0, validation_sse = 0, excess_sum = 0;
+  double test_n = 0, validation_n = 0;
+  void add(const ArmResult& r, const Problem& p) {
+    const auto nt = static_cast<double>(p.test.size()), nv = static_cast<double>(p.validation.size());
+    test_sse += r.test_rmse * r.test_rmse * nt, validation_sse += r.validation_rmse * r.validation_rmse * nv;
+    excess_sum += r.excess_risk * nt;
+    test_n += nt, validation_n += nv;
+  }
+  double metric(const std::string& name) const {
+    if (name == "excess_risk") return excess_sum / test_n;
+    return std::sqrt(name == "test_rmse" ? test_sse / test_n : validation_sse / validation_n);
+  }
 };
 
 std::string value_label(double v) { return v == std::floor(v) ? fmt::format("{}", static_cast<std::int64_t>(v)) : fmt::format("{}", v); }
@@ -194,6 +231,10 @@ void check_study(const StudyOptions& o, const FunctionalData& data) {
   if (o.metric == "excess_risk" && !data.simulated())
     throw nexp::ConfigError("functional_reg.study: metric excess_risk needs noiseless targets (functional_reg.simulated); "
                             "use params.metric: test_rmse on real data");
+  for (const auto& arm : o.arms)
+    if (!arm.basis.empty() && arm.basis != "bspline" && arm.basis != "fpca" && arm.basis != "pace")
+      throw nexp::ConfigError(fmt::format("functional_reg.study: arm '{}' has basis '{}'; expected bspline, fpca, pace "
+                                          "or none (the study's params.basis)", arm.name, arm.basis));
   for (const auto& pair : o.compare) {
     const auto dash = pair.find('-');
     auto known = [&](const std::string& n) {
@@ -215,28 +256,38 @@ std::vector<double> metric_of(const std::vector<Cell>& cells, double value, std:
   return out;
 }
 
+// Per arm: the level at each value (mean, sd); in n, the log-log slope; in m, M or irregular points,
+// the change between consecutive values, paired over repeats (the same split seeds) with a t
+// interval: a change whose interval covers 0 is where the error has levelled off.
+void summarise_arm(nexp::RunContext& ctx, const StudyOptions& o, const std::vector<double>& values,
+                   const std::vector<Cell>& cells, std::size_t a) {
+  const auto& name = o.arms[a].name;
+  for (double v : values) {
+    const auto x = metric_of(cells, v, a);
+    const std::string key = values.size() == 1 ? fmt::format("{}_{}", name, o.metric)
+                                               : fmt::format("{}_{}_at_{}", name, o.metric, value_label(v));
+    ctx.summary(key, nexp::stats::mean(x));
+    if (x.size() > 1) ctx.summary(key + "_sd", nexp::stats::stddev(x));
+  }
+  if (values.size() < 2) return;
+  if (o.vary == Axis::N) {
+    std::vector<std::vector<double>> samples;
+    for (double v : values) samples.push_back(metric_of(cells, v, a));
+    nexp::Random rng = ctx.stream("slope", a);
+    ctx.summary_interval(name + "_slope", nexp::stats::loglog_slope_of_means(values, samples, rng));
+  } else if (o.repeats > 1) {
+    for (std::size_t k = 0; k + 1 < values.size(); ++k)
+      ctx.summary_interval(fmt::format("{}_change_{}_to_{}", name, value_label(values[k]), value_label(values[k + 1])),
+                           nexp::stats::paired_t_interval(metric_of(cells, values[k + 1], a), metric_of(cells, values[k], a)));
+  }
+}
+
 void summarise(nexp::RunContext& ctx, const StudyOptions& o, const std::vector<double>& values,
                const std::vector<Cell>& cells) {
-  const std::size_t A = o.arms.size();
+  for (std::size_t a = 0; a < o.arms.size(); ++a) summarise_arm(ctx, o, values, cells, a);
   auto arm_index = [&](const std::string& n) {
     return static_cast<std::size_t>(std::find_if(o.arms.begin(), o.arms.end(), [&](const Arm& a) { return a.name == n; }) - o.arms.begin());
   };
-  for (std::size_t a = 0; a < A; ++a) {
-    const auto& name = o.arms[a].name;
-    for (double v : values) {
-      const auto x = metric_of(cells, v, a);
-      const std::string key = values.size() == 1 ? fmt::format("{}_{}", name, o.metric)
-                                                 : fmt::format("{}_{}_at_{}", name, o.metric, value_label(v));
-      ctx.summary(key, nexp::stats::mean(x));
-      if (x.size() > 1) ctx.summary(key + "_sd", nexp::stats::stddev(x));
-    }
-    if (o.vary == Axis::N && values.size() > 1) {
-      std::vector<std::vector<double>> samples;
-      for (double v : values) samples.push_back(metric_of(cells, v, a));
-      nexp::Random rng = ctx.stream("slope", a);
-      ctx.summary_interval(name + "_slope", nexp::stats::loglog_slope_of_means(values, samples, rng));
-    }
-  }
   for (const auto& pair : o.compare) {
     const auto dash = pair.find('-');
     const std::size_t a = arm_index(pair.substr(0, dash)), b = arm_index(pair.substr(dash + 1));
@@ -264,6 +315,18 @@ void summarise(nexp::RunContext& ctx, const StudyOptions& o, const std::vector<d
   }
 }
 
+FitOptions arm_options(const StudyOptions& o, const Arm& arm, Axis vary, std::int64_t value) {
+  FitOptions fo = o;
+  if (arm.J > 0) fo.J = arm.J;
+  if (arm.M > 0) fo.M = arm.M;
+  if (vary == Axis::Basis) fo.M = value;
+  if (!arm.basis.empty())
+    fo.representation = arm.basis == "pace" ? Representation::Pace
+                      : arm.basis == "fpca" ? Representation::Fpca
+                                            : Representation::BSpline;
+  return fo;
+}
+
 }  // namespace
 
 void run_study(nexp::RunContext& ctx) {
@@ -271,41 +334,42 @@ void run_study(nexp::RunContext& ctx) {
   const auto& data = ctx.dataset_as<FunctionalData>();
   check_study(o, data);
   const std::vector<double> values = o.vary == Axis::None ? std::vector<double>{0.0} : o.values;
+  const std::int64_t folds = std::max<std::int64_t>(1, data.folds());
   using C = nexp::CsvColumn;
   nexp::CsvWriter csv(ctx.artifacts_dir() / "study.csv",
-                      {C::real("value"), C::integer("repeat"), C::integer("split_seed"), C::text("arm"), C::text("method"),
-                       C::real("excess_risk"), C::real("test_rmse"), C::real("validation_rmse"), C::integer("num_params"),
-                       C::integer("epochs"), C::real("seconds")});
+                      {C::real("value"), C::integer("repeat"), C::integer("fold"), C::integer("split_seed"), C::text("arm"),
+                       C::text("method"), C::real("excess_risk"), C::real("test_rmse"), C::real("validation_rmse"),
+                       C::integer("num_params"), C::integer("epochs"), C::real("seconds")});
   csv.flush_every_row(true);
-  nexp::CsvWriter splits(ctx.artifacts_dir() / "splits.csv",
-                         {C::integer("repeat"), C::integer("split_seed"), C::text("id"), C::text("part")});
+  nexp::CsvWriter splits(ctx.artifacts_dir() / "splits.csv", split_columns());
   std::vector<Cell> cells;
-  auto bar = ctx.progress(static_cast<std::int64_t>(values.size() * static_cast<std::size_t>(o.repeats) * o.arms.size()), "study");
+  auto bar = ctx.progress(static_cast<std::int64_t>(values.size() * o.arms.size()) * o.repeats * folds, "study");
   for (double v : values) {
+    const auto iv = static_cast<std::int64_t>(v);
     for (std::int64_t r = 0; r < o.repeats; ++r) {
-      if (ctx.stop_requested()) return;
-      Draw d;
-      d.split_seed = o.first_seed + r;
-      const auto iv = static_cast<std::int64_t>(v);
-      if (o.vary == Axis::N) d.n = iv;
-      if (o.vary == Axis::Points) d.m = iv;
-      if (o.vary == Axis::Irregular) d.irregular_points = iv;
-      const Problem p = data.draw(d);
-      if (v == values.front()) write_splits({}, p, r, *d.split_seed, &splits);
-      for (std::size_t a = 0; a < o.arms.size(); ++a) {
-        const Arm& arm = o.arms[a];
-        FitOptions fo = o;
-        if (arm.J > 0) fo.J = arm.J;
-        if (arm.M > 0) fo.M = arm.M;
-        if (o.vary == Axis::Basis) fo.M = iv;
-        const ArmResult res = fit_arm(kind_of(arm.method), fo, only(p, arm.predictors), data.simulated(),
-                                      nexp::mix64(static_cast<std::uint64_t>(*d.split_seed) * 1000003ull + a),
-                                      "functional_reg." + arm.method);
-        csv.row(v, r, *d.split_seed, arm.name, arm.method, res.excess_risk, res.test_rmse, res.validation_rmse,
-                res.parameters, res.epochs, res.seconds);
-        cells.push_back({v, r, a, o.metric == "excess_risk" ? res.excess_risk : res.test_rmse});
-        bar.advance();
+      std::vector<Pooled> pools(o.arms.size());
+      for (std::int64_t f = 0; f < folds; ++f) {
+        if (ctx.stop_requested()) return;
+        Draw d;
+        d.split_seed = o.first_seed + r;
+        if (folds > 1) d.fold = f;
+        if (o.vary == Axis::N) d.n = iv;
+        if (o.vary == Axis::Points) d.m = iv;
+        if (o.vary == Axis::Irregular) d.irregular_points = iv;
+        const Problem p = data.draw(d);
+        if (v == values.front()) write_splits(splits, p, r, f, *d.split_seed);
+        for (std::size_t a = 0; a < o.arms.size(); ++a) {
+          const Arm& arm = o.arms[a];
+          const auto seed = nexp::mix64(static_cast<std::uint64_t>(*d.split_seed) * 1000003ull + a + 1000ull * static_cast<std::uint64_t>(f));
+          const ArmResult res = fit_arm(kind_of(arm.method), arm_options(o, arm, o.vary, iv), only(p, arm.predictors),
+                                        data.simulated(), seed, "functional_reg." + arm.method);
+          csv.row(v, r, f, *d.split_seed, arm.name, arm.method, res.excess_risk, res.test_rmse, res.validation_rmse,
+                  res.parameters, res.epochs, res.seconds);
+          pools[a].add(res, p);
+          bar.advance();
+        }
       }
+      for (std::size_t a = 0; a < o.arms.size(); ++a) cells.push_back({v, r, a, pools[a].metric(o.metric)});
     }
   }
   summarise(ctx, o, values, cells);

@@ -1,7 +1,9 @@
 #pragma once
 // nexp glue: the single-fit methods (functional_reg.equal_width, .bottleneck, .funcnn, .raw_mlp, .flm,
 // .fpcr) and functional_reg.study, which redraws the problem over a grid (n, m, M, irregular points)
-// and repeats, fits several arms on each draw and reports slopes, levels and paired differences.
+// and repeats (or the folds of repeated k-fold cross-validation), fits several arms on each draw and
+// reports levels, log-log slopes in n, changes between consecutive values of m or M, and paired
+// differences between arms.
 #include <nexp/nexp.hpp>
 
 #include <cmath>
@@ -30,6 +32,7 @@ struct Arm {
   std::int64_t J = 0;     // 0: the study's J
   std::int64_t M = 0;     // 0: the study's M
   std::vector<std::string> predictors;  // empty: all; else the predictors this arm sees
+  std::string basis;      // empty: the study's params.basis; else bspline, fpca or pace
   static void declare(nexp::Options<Arm>& o);
 };
 
@@ -42,7 +45,7 @@ struct StudyOptions : FitOptions {
   std::int64_t first_seed = 1;
   std::vector<Arm> arms;
   std::vector<std::string> compare;  // "a-b": paired differences of arm a minus arm b
-  std::string metric = "excess_risk";
+  std::string metric = "excess_risk";  // or test_rmse, validation_rmse (model selection)
   static void declare(nexp::Options<StudyOptions>& o);
 };
 

@@ -9,9 +9,10 @@ namespace functional_reg {
 void BasisOptions::declare(nexp::Options<BasisOptions>& o) {
   o.add("M", &BasisOptions::M, "cubic B-spline functions per predictor (truncation level)").range(4, 200);
   o.add("penalty", &BasisOptions::penalty, "roughness penalty lambda of each curve's spline fit").min(0);
-  o.add("representation", &BasisOptions::representation, "features: B-spline coefficients or FPC scores",
-        {{"bspline", Representation::BSpline}, {"fpca", Representation::Fpca}});
-  o.add("components", &BasisOptions::components, "FPC scores per predictor (representation fpca)").range(1, 200);
+  o.add("basis", &BasisOptions::representation,
+        "features: B-spline coefficients of each curve, FPC scores of those, or PACE scores (sparse curves)",
+        {{"bspline", Representation::BSpline}, {"fpca", Representation::Fpca}, {"pace", Representation::Pace}});
+  o.add("components", &BasisOptions::components, "FPC scores per predictor (basis fpca or pace)").range(1, 200);
 }
 
 namespace {
@@ -25,6 +26,12 @@ Matrix coefficients(const std::vector<Curve>& curves, const BSplineBasis& basis,
                   fmt::format("'{}' (predictor '{}', {} set)", ids[i], predictor, part))
             .transpose();
   return c;
+}
+
+Matrix pace_scores(const Pace& f, const std::vector<Curve>& curves, Eigen::Index k) {
+  Matrix s(static_cast<Eigen::Index>(curves.size()), k);
+  for (std::size_t i = 0; i < curves.size(); ++i) s.row(static_cast<Eigen::Index>(i)) = f.scores(curves[i], k).transpose();
+  return s;
 }
 
 Vector to_vector(const std::vector<double>& v) { return Eigen::Map<const Vector>(v.data(), static_cast<Eigen::Index>(v.size())); }
@@ -42,13 +49,22 @@ Design coefficient_design(const Problem& p, const BasisOptions& o) {
   Design d;
   set_responses(d, p);
   const auto P = static_cast<Eigen::Index>(p.predictors.size());
-  const Eigen::Index k = o.representation == Representation::Fpca ? std::min<Eigen::Index>(o.components, o.M) : o.M;
+  const Eigen::Index k = o.representation == Representation::BSpline ? o.M
+                        : o.representation == Representation::Fpca  ? std::min<Eigen::Index>(o.components, o.M)
+                                                                    : o.components;
   d.per_predictor = k;
   d.train.resize(static_cast<Eigen::Index>(p.train.size()), P * k);
   d.validation.resize(static_cast<Eigen::Index>(p.validation.size()), P * k);
   d.test.resize(static_cast<Eigen::Index>(p.test.size()), P * k);
   for (Eigen::Index q = 0; q < P; ++q) {
     const auto& name = p.predictors[static_cast<std::size_t>(q)];
+    if (o.representation == Representation::Pace) {
+      const Pace f = fit_pace(p.train.curves[q], static_cast<int>(k));
+      d.train.middleCols(q * k, k) = pace_scores(f, p.train.curves[q], k);
+      d.validation.middleCols(q * k, k) = pace_scores(f, p.validation.curves[q], k);
+      d.test.middleCols(q * k, k) = pace_scores(f, p.test.curves[q], k);
+      continue;
+    }
     Matrix ct = coefficients(p.train.curves[q], basis, r, o.penalty, name, p.train.ids, "training");
     Matrix cv = coefficients(p.validation.curves[q], basis, r, o.penalty, name, p.validation.ids, "validation");
     Matrix cs = coefficients(p.test.curves[q], basis, r, o.penalty, name, p.test.ids, "test");

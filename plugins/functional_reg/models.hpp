@@ -1,9 +1,11 @@
 #pragma once
 // The models of the plugin on one drawn problem, torch-free (the networks' training is in nets.cpp).
 //
-// Features (shared by every model but raw_mlp): per predictor p, the penalised B-spline coefficients
-// c_i^(p) (basis.hpp) of every curve; "fpca": the first K functional principal component scores of
-// those coefficients instead. Networks see the features standardised with the training mean and sd.
+// Features (shared by every model but raw_mlp), chosen by params.basis: per predictor p, the penalised
+// B-spline coefficients c_i^(p) (basis.hpp) of every curve ("bspline"); "fpca": the first K functional
+// principal component scores of those coefficients; "pace": the first K PACE scores (conditional
+// expectations, for sparse curves; basis.hpp), fitted on the training curves without any per-curve
+// spline. Networks see the features standardised with the training mean and sd.
 //
 // FLM (Ramsay and Silverman ch. 15; Goldsmith et al. 2011): y_i = a + sum_p <beta_p, x_i^(p)> + e_i,
 // beta_p = sum_m b_pm phi_m, so <beta_p, x_i^(p)> = c_i^(p)T G b_p. With Z = [C^(p) G]_p,
@@ -19,13 +21,13 @@
 
 namespace functional_reg {
 
-enum class Representation { BSpline, Fpca };
+enum class Representation { BSpline, Fpca, Pace };
 
 struct BasisOptions {
   std::int64_t M = 12;          // B-spline functions per predictor
   double penalty = 1e-6;        // lambda of the per-curve fit
   Representation representation = Representation::BSpline;
-  std::int64_t components = 8;  // FPC scores per predictor (representation fpca)
+  std::int64_t components = 8;  // FPC scores per predictor (fpca, pace)
   static void declare(nexp::Options<BasisOptions>& o);
 };
 
@@ -37,7 +39,7 @@ struct Design {
   std::int64_t per_predictor = 0;  // columns per predictor
 };
 
-// B-spline coefficients (or FPC scores) of every curve; errors name the curve.
+// B-spline coefficients (or FPC / PACE scores) of every curve; errors name the curve.
 Design coefficient_design(const Problem& p, const BasisOptions& o);
 // The raw values on the common grid; ConfigError when the curves are irregular.
 Design raw_design(const Problem& p, const std::string& method);

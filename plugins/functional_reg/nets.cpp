@@ -15,7 +15,10 @@ void NetOptions::declare(nexp::Options<NetOptions>& o) {
   o.add("width", &NetOptions::width, "hidden width; 0: the sizing rule").range(0, 4096);
   o.add("depth", &NetOptions::depth, "hidden layers; 0: the sizing rule").range(0, 32);
   o.add("neurons", &NetOptions::neurons, "funcnn: functional neurons").range(1, 256);
-  o.add("fourier", &NetOptions::fourier, "funcnn: Fourier functions per weight function").range(1, 101);
+  o.add("weight_functions", &NetOptions::weight_functions, "funcnn: basis functions per weight function")
+      .range(1, 101);
+  o.add("weight_basis", &NetOptions::weight_basis, "funcnn: basis of the weight functions (B-splines need >= 4)",
+        {{"fourier", WeightBasis::Fourier}, {"bspline", WeightBasis::BSpline}});
   o.add("lr", &NetOptions::lr, "Adam step size").range(1e-6, 1);
   o.add("weight_decay", &NetOptions::weight_decay, "L2 penalty of Adam").min(0);
   o.add("batch_size", &NetOptions::batch_size, "minibatch size").range(1, 100000);
@@ -66,17 +69,17 @@ torch::nn::Sequential relu_stack(std::int64_t in, const NetShape& s) {
 
 // The first layers of each architecture, before the ReLU stack.
 torch::nn::Sequential build(Architecture a, const NetOptions& o, std::int64_t in, const NetShape& s,
-                            const Matrix& fourier_gram, std::int64_t per_predictor) {
+                            const Matrix& weight_gram, std::int64_t per_predictor) {
   torch::nn::Sequential net;
   std::int64_t width_in = in;
   if (a == Architecture::Bottleneck) {
     net->push_back(torch::nn::Linear(torch::nn::LinearOptions(in, o.J).bias(false)));
     width_in = o.J;
   } else if (a == Architecture::FuncNN) {
-    // Fixed map c -> (c^(p)T G_F)_p (the integrals against the Fourier functions), then the learned B.
-    const std::int64_t P = in / per_predictor, Q = fourier_gram.cols();
+    // Fixed map c -> (c^(p)T G_W)_p (the integrals against the weight basis), then the learned B.
+    const std::int64_t P = in / per_predictor, Q = weight_gram.cols();
     Matrix block = Matrix::Zero(in, P * Q);
-    for (std::int64_t p = 0; p < P; ++p) block.block(p * per_predictor, p * Q, per_predictor, Q) = fourier_gram;
+    for (std::int64_t p = 0; p < P; ++p) block.block(p * per_predictor, p * Q, per_predictor, Q) = weight_gram;
     torch::nn::Linear fixed(torch::nn::LinearOptions(in, P * Q).bias(false));
     fixed->weight.set_data(to_tensor(block.transpose()));
     fixed->weight.set_requires_grad(false);
@@ -106,7 +109,7 @@ Scaler fit_scaler(const at::Tensor& x) {
 double gradient_check(Architecture a, const NetOptions& o, std::int64_t inputs, std::uint64_t seed) {
   torch::manual_seed(seed);
   const NetShape s = net_shape(a, o, 100);
-  Matrix gf = Matrix::Zero(inputs, o.fourier);
+  Matrix gf = Matrix::Zero(inputs, o.weight_functions);
   for (Eigen::Index i = 0; i < gf.rows(); ++i)
     for (Eigen::Index j = 0; j < gf.cols(); ++j) gf(i, j) = std::sin(1.0 + i + 3.0 * j);
   torch::nn::Sequential net = build(a, o, inputs, s, gf, inputs);
@@ -136,7 +139,7 @@ double gradient_check(Architecture a, const NetOptions& o, std::int64_t inputs, 
 
 NetFit fit_net(Architecture a, const NetOptions& o, const Matrix& x_train, const Vector& y_train,
                const Matrix& x_validation, const Vector& y_validation, const Matrix& x_test, std::uint64_t seed,
-               const Matrix& fourier_gram, std::int64_t per_predictor) {
+               const Matrix& weight_gram, std::int64_t per_predictor) {
   at::Generator gen = at::detail::createCPUGenerator(seed);
   torch::manual_seed(seed);  // parameter initialisation draws from the default generator
   const std::int64_t n = x_train.rows();
@@ -156,7 +159,7 @@ NetFit fit_net(Architecture a, const NetOptions& o, const Matrix& x_train, const
   const at::Tensor yt = to_tensor((y_train.array() - ymean).matrix() / ysd);
   const at::Tensor yv = to_tensor((y_validation.array() - ymean).matrix() / ysd);
 
-  torch::nn::Sequential net = build(a, o, x_train.cols(), out.shape, fourier_gram, per_predictor);
+  torch::nn::Sequential net = build(a, o, x_train.cols(), out.shape, weight_gram, per_predictor);
   for (const auto& p : net->parameters())
     if (p.requires_grad()) out.parameters += p.numel();
   std::vector<at::Tensor> trainable;

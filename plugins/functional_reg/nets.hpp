@@ -7,8 +7,9 @@
 //                multiple-index model y = g(<beta_1, x>, ..., <beta_J, x>) + e, as <beta_j, x> = c^T G b_j
 //                is linear in c), then an equal-width ReLU network h on R^J (setting (ii)).
 //   funcnn       Thind, Multani and Cao (2023): K functional neurons v_k = int beta_k(t) x(t) dt with
-//                beta_k in a Fourier basis of size Q (v = c^T G_F B, G_F the B-spline / Fourier Gram
-//                matrix, B learned), then ReLU layers.
+//                beta_k in a basis of Q weight functions psi_q, Fourier (their default) or cubic
+//                B-splines (v = c^T G_W B, G_W the M x Q Gram matrix int phi_m psi_q, B learned), then
+//                ReLU layers.
 //   raw_mlp      the equal-width network on the raw grid values.
 // Sizing rule (README): equal width W = clamp(round(sqrt(n)), 16, 128), L = 3; bottleneck after the
 // index layer W = clamp(round(n^(J/(J+2))), 8, 128), L = 2; a set width or depth > 0 overrides it.
@@ -27,13 +28,15 @@ class Options;
 namespace functional_reg {
 
 enum class Architecture { EqualWidth, Bottleneck, FuncNN };
+enum class WeightBasis { Fourier, BSpline };
 
 struct NetOptions {
   std::int64_t J = 2;            // bottleneck indices
   std::int64_t width = 0;        // 0: the sizing rule
   std::int64_t depth = 0;        // 0: the sizing rule
   std::int64_t neurons = 8;      // funcnn: functional neurons K
-  std::int64_t fourier = 7;      // funcnn: Fourier functions per weight function Q
+  std::int64_t weight_functions = 7;  // funcnn: basis functions per weight function Q
+  WeightBasis weight_basis = WeightBasis::Fourier;
   double lr = 1e-3;
   double weight_decay = 0;
   std::int64_t batch_size = 64;
@@ -54,11 +57,11 @@ struct NetFit {
   NetShape shape;
 };
 
-// Trains on x_train (standardised inside) and predicts the validation and test rows. `fourier_gram`
+// Trains on x_train (standardised inside) and predicts the validation and test rows. `weight_gram`
 // (funcnn only): per predictor, the M x Q matrix int phi_m psi_q; `per_predictor` = M.
 NetFit fit_net(Architecture a, const NetOptions& o, const Matrix& x_train, const Vector& y_train,
                const Matrix& x_validation, const Vector& y_validation, const Matrix& x_test, std::uint64_t seed,
-               const Matrix& fourier_gram = Matrix(), std::int64_t per_predictor = 0);
+               const Matrix& weight_gram = Matrix(), std::int64_t per_predictor = 0);
 
 // Largest relative difference between autograd's gradient of the squared loss (double precision)
 // and central finite differences, over every parameter entry of a small network of this architecture.

@@ -4,6 +4,7 @@
 #include <nexp/error.hpp>
 #include <nexp/random.hpp>
 
+#include <algorithm>
 #include <cmath>
 
 #include "basis.hpp"
@@ -125,6 +126,103 @@ TEST(Fpca, RecoversPlantedEigenfunctionsAsNGrows) {
   EXPECT_LT(large, small);
 }
 
+namespace {
+// Curves x = mean(t) + sum_k xi_k psi_k(t) with psi_1 = sqrt2 sin 2 pi t (variance 4) and
+// psi_2 = sqrt2 cos 2 pi t (variance 1), seen at `m` random points (m = 0: the 101-point grid) with noise.
+struct Planted {
+  std::vector<Curve> curves;
+  Matrix scores;  // n x 2, the true xi
+};
+double zero(double) { return 0.0; }
+Planted planted(int n, int m, double noise, std::uint64_t seed, double (*mean)(double) = zero) {
+  nexp::Random rng(seed);
+  Planted out;
+  out.scores.resize(n, 2);
+  for (int i = 0; i < n; ++i) {
+    const double a = 2 * rng.normal(), b = rng.normal();
+    out.scores(i, 0) = a, out.scores(i, 1) = b;
+    Curve c;
+    if (m == 0) c.t = grid(101);
+    for (int j = 0; j < m; ++j) c.t.push_back(rng.uniform());
+    std::sort(c.t.begin(), c.t.end());
+    for (double t : c.t)
+      c.x.push_back(mean(t) + std::sqrt(2.0) * (a * std::sin(2 * kPi * t) + b * std::cos(2 * kPi * t)) + noise * rng.normal());
+    out.curves.push_back(std::move(c));
+  }
+  return out;
+}
+// 1 - |<phi_hat_k, psi_k>| (trapezoid rule on the PACE grid), worst over the two components.
+double eigen_error(const Pace& p) {
+  double worst = 0;
+  const auto g = static_cast<Eigen::Index>(p.grid.size());
+  for (int k = 0; k < 2; ++k) {
+    double ip = 0;
+    for (Eigen::Index j = 0; j < g; ++j) {
+      const double t = p.grid[static_cast<std::size_t>(j)], w = (j == 0 || j == g - 1 ? 0.5 : 1.0) / (g - 1);
+      ip += w * p.eigenfunctions(j, k) * std::sqrt(2.0) * (k == 0 ? std::sin(2 * kPi * t) : std::cos(2 * kPi * t));
+    }
+    worst = std::max(worst, 1 - std::abs(ip));
+  }
+  return worst;
+}
+// Mean squared error of estimated scores against the truth, each column's sign aligned with the truth.
+double score_error(Matrix s, const Matrix& truth) {
+  for (Eigen::Index k = 0; k < truth.cols(); ++k)
+    if (s.col(k).dot(truth.col(k)) < 0) s.col(k) *= -1;
+  return (s - truth).squaredNorm() / static_cast<double>(truth.size());
+}
+}  // namespace
+
+TEST(Pace, DenseNoiselessScoresEqualTheIntegralProjections) {
+  const Planted d = planted(300, 0, 0.0, 4, [](double t) { return t * t; });
+  const Pace p = fit_pace(d.curves, 2);
+  ASSERT_EQ(p.eigenvalues.size(), 2);
+  EXPECT_LT(p.noise_variance, 0.02);  // no noise: only smoothing bias (the curves have variance 5)
+  const auto g = static_cast<Eigen::Index>(p.grid.size());  // 51: every second point of the curves' grid
+  for (int i = 0; i < 20; ++i) {
+    const Vector s = p.scores(d.curves[static_cast<std::size_t>(i)], 2);
+    for (int k = 0; k < 2; ++k) {
+      double integral = 0;  // int (x - mu_hat) phi_k by the trapezoid rule
+      for (Eigen::Index j = 0; j < g; ++j)
+        integral += (j == 0 || j == g - 1 ? 0.5 : 1.0) / (g - 1) *
+                    (d.curves[static_cast<std::size_t>(i)].x[static_cast<std::size_t>(2 * j)] - p.mean(j)) *
+                    p.eigenfunctions(j, k);
+      EXPECT_NEAR(s(k), integral, 0.02 * std::sqrt(p.eigenvalues(k))) << "curve " << i << ", component " << k;
+    }
+  }
+}
+
+TEST(Pace, RecoversPlantedEigenfunctionsFromSparseCurvesAsNGrows) {
+  const double small = eigen_error(fit_pace(planted(60, 6, 0.3, 8).curves, 2));
+  const Pace large = fit_pace(planted(3000, 6, 0.3, 8).curves, 2);
+  EXPECT_LT(eigen_error(large), 0.01);
+  EXPECT_LT(eigen_error(large), small);
+  EXPECT_NEAR(large.eigenvalues(0), 4.0, 0.5);
+  EXPECT_NEAR(large.eigenvalues(1), 1.0, 0.25);
+  EXPECT_NEAR(large.noise_variance, 0.09, 0.03);
+}
+
+TEST(Pace, BeatsPerCurveSplineScoresWithFivePointsPerCurve) {
+  const Planted d = planted(500, 5, 0.3, 21);
+  Matrix pace(500, 2);
+  const Pace p = fit_pace(d.curves, 2);
+  for (int i = 0; i < 500; ++i) pace.row(i) = p.scores(d.curves[static_cast<std::size_t>(i)], 2).transpose();
+  // The spline route at its best penalty (chosen against the truth: an upper bound on what it can do).
+  const BSplineBasis basis(10);
+  double spline = INFINITY;
+  for (double lambda : {1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0}) {
+    Matrix c(500, 10);
+    for (int i = 0; i < 500; ++i)
+      c.row(i) = fit_curve(basis, basis.roughness(), lambda, d.curves[static_cast<std::size_t>(i)].t,
+                           d.curves[static_cast<std::size_t>(i)].x, "c")
+                     .transpose();
+    const Fpca f = fit_fpca(c, basis.gram(), 2);
+    spline = std::min(spline, score_error(f.scores(c, basis.gram()), d.scores));
+  }
+  const double ours = score_error(pace, d.scores);
+  EXPECT_LT(ours, 0.7 * spline) << "PACE " << ours << ", best spline " << spline;
+}
+
 TEST(Flm, RecoversAPlantedBetaFromNoiselessData) {
   const BSplineBasis basis(10);
   const Matrix g = basis.gram(), r = basis.roughness();
@@ -168,7 +266,7 @@ TEST(Simulator, SignalsHaveAboutUnitVarianceAndTheLinearTruthIsAnInnerProduct) {
 
 TEST(Networks, GradientsMatchFiniteDifferences) {
   NetOptions o;
-  o.width = 5, o.depth = 2, o.J = 2, o.neurons = 3, o.fourier = 3;
+  o.width = 5, o.depth = 2, o.J = 2, o.neurons = 3, o.weight_functions = 3;
   for (Architecture a : {Architecture::EqualWidth, Architecture::Bottleneck, Architecture::FuncNN})
     EXPECT_LT(gradient_check(a, o, 6, 7), 1e-5);
 }
@@ -214,6 +312,26 @@ TEST(Data, SecondDerivativeOfACubicIsExactOnAnyGrid) {
     const double h1 = c.t[j] - c.t[j - 1], h2 = c.t[j + 1] - c.t[j];
     EXPECT_NEAR(d.x[j], 6 * c.t[j] - 2 + (h2 - h1) * 6 / 3, 1e-9);
   }
+}
+
+TEST(Data, CrossValidationFoldsPartitionTheSamples) {
+  // 93 samples (Berkeley growth), 5 folds, validation share 19 / (55 + 19) of the non-test part.
+  std::vector<std::size_t> order(93);
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = (i * 37) % 93;  // some permutation
+  std::vector<int> tested(93, 0);
+  for (int f = 0; f < 5; ++f) {
+    std::vector<std::int64_t> sizes;
+    const auto out = cv_fold(order, 5, f, {55, 19, 19}, 3, sizes);
+    ASSERT_EQ(sizes.size(), 3u);
+    EXPECT_EQ(sizes[0] + sizes[1] + sizes[2], 93);
+    EXPECT_TRUE(sizes[2] == 18 || sizes[2] == 19);
+    EXPECT_NEAR(static_cast<double>(sizes[1]) / (sizes[0] + sizes[1]), 19.0 / 74.0, 0.01);
+    std::vector<std::size_t> sorted = out;
+    std::sort(sorted.begin(), sorted.end());
+    for (std::size_t i = 0; i < sorted.size(); ++i) EXPECT_EQ(sorted[i], i);  // a permutation: disjoint parts
+    for (std::size_t i = static_cast<std::size_t>(sizes[0] + sizes[1]); i < out.size(); ++i) ++tested[out[i]];
+  }
+  for (int c : tested) EXPECT_EQ(c, 1);  // every sample is tested exactly once
 }
 
 TEST(Data, RawGridNetworkRefusesIrregularCurves) {
