@@ -16,10 +16,12 @@ OUT=${BENCH_OUT:-$ROOT/runs/bench}/samplers
 mkdir -p "$OUT"
 BENCH=$BUILD/tests/nexp_sampler_bench
 [[ -x $BENCH ]] || { echo "samplers: build nexp_sampler_bench first (ninja -C $BUILD nexp_sampler_bench)" >&2; exit 2; }
-python3 -c "import optuna" 2>/dev/null || { echo "samplers: needs python3-optuna (scripts/setup --bench)" >&2; exit 2; }
+# Debian's python3-optuna lives with the system interpreter (a python3 earlier on PATH may lack it).
+PY=${PYTHON:-$(command -v /usr/bin/python3 || command -v python3)}
+"$PY" -c "import optuna" 2>/dev/null || { echo "samplers: needs python3-optuna (scripts/setup --bench)" >&2; exit 2; }
 "$BENCH" "$SEEDS" "$BUDGET" "$@" > "$OUT/nexp.csv"
-python3 "$ROOT/bench/samplers_optuna.py" "$SEEDS" "$BUDGET" "$@" > "$OUT/optuna.csv"
+"$PY" "$ROOT/bench/samplers_optuna.py" "$SEEDS" "$BUDGET" "$@" > "$OUT/optuna.csv"
 # The sampler's own time at 200 trials (Branin, 3 seeds).
 "$BENCH" 3 200 branin > "$OUT/nexp_200.csv"
-python3 "$ROOT/bench/samplers_optuna.py" 3 200 branin > "$OUT/optuna_200.csv"
-python3 "$ROOT/bench/samplers_report.py" "$OUT"
+"$PY" "$ROOT/bench/samplers_optuna.py" 3 200 branin > "$OUT/optuna_200.csv"
+"$PY" "$ROOT/bench/samplers_report.py" "$OUT"
