@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "samplers/tpe.hpp"
 #include "samplers_objectives.hpp"
 
 using namespace nexp;
@@ -23,9 +24,14 @@ int main(int argc, char** argv) {
   std::printf("impl,sampler,objective,seed,trial,value,best,ask_seconds\n");
   for (const auto& obj : bench::objectives()) {
     if (!only.empty() && std::find(only.begin(), only.end(), obj.name) == only.end()) continue;
-    for (const std::string sampler : {"tpe", "random"})
+    for (const std::string sampler : {"tpe", "random", "tpe_optuna310"})
       for (int seed = 0; seed < seeds; ++seed) {
-        auto s = samplers::make_sampler(sampler, obj.space, static_cast<std::uint64_t>(seed));
+        // tpe_optuna310: the density as Optuna 3.1.0 computes it (samplers/tpe.hpp), for comparison.
+        samplers::TpeOptions compat;
+        compat.kernel_scale = false;
+        std::unique_ptr<samplers::Sampler> s;
+        if (sampler == "tpe_optuna310") s = std::make_unique<samplers::TpeSampler>(obj.space, static_cast<std::uint64_t>(seed), compat);
+        else s = samplers::make_sampler(sampler, obj.space, static_cast<std::uint64_t>(seed));
         std::vector<samplers::Observation> history;
         double best = INFINITY;
         for (int n = 0; n < budget; ++n) {

@@ -79,7 +79,7 @@ TpeSplit tpe_split(const std::vector<Observation>& history) {
 
 Parzen::Parzen(const Dimension& d, const std::vector<double>& xs, const std::vector<double>& weights,
                const TpeOptions& o)
-    : d_(d) {
+    : d_(d), kernel_scale_(o.kernel_scale) {
   std::vector<double> w = weights;
   w.push_back(o.prior_weight);
   weights_ = normalised(w);
@@ -158,7 +158,7 @@ double Parzen::log_pdf(double x) const {
       lp = std::log(std::max(normal_cdf((bin_hi - mu) / s) - normal_cdf((bin_lo - mu) / s), kEps));
     } else {
       const double u = (w - mu) / s;
-      lp = -0.5 * u * u - std::log(s) - 0.5 * std::log(2 * M_PI);
+      lp = -0.5 * u * u - (kernel_scale_ ? std::log(s) : 0.0) - 0.5 * std::log(2 * M_PI);
     }
     terms[k] = std::log(weights_[k]) + lp - std::log(z);
   }

@@ -30,6 +30,7 @@ struct TpeOptions {
   double prior_weight = 1.0;
   bool magic_clip = true;
   bool endpoints = false;
+  bool kernel_scale = true;  // false: leave out each kernel's -log(sigma), as Optuna 3.1.0's density does
 };
 
 // How many of n ranked trials form the "below" part.
@@ -64,6 +65,7 @@ class Parzen {
   Dimension d_;
   double lo_ = 0, hi_ = 0;  // working-space bounds (Int: widened by half a bin)
   std::vector<double> weights_, mus_, sigmas_, pmf_;
+  bool kernel_scale_ = true;
 };
 
 class TpeSampler final : public Sampler {
