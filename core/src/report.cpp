@@ -123,7 +123,7 @@ std::string line_chart(const std::string& title, const std::vector<Series>& seri
   std::vector<std::pair<double, double>> all;
   for (const auto& s : series) all.insert(all.end(), s.points.begin(), s.points.end());
   Frame f = frame_of(all);
-  const bool legend = series.size() > 1;
+  const bool legend = series.size() > 1 || (series.size() == 1 && series[0].muted);
   std::string svg = axes_svg(f, title, xlabel, title, {}, legend ? 190 : 0);
   size_t colour = 0;
   for (size_t i = 0; i < series.size(); ++i) {
@@ -140,7 +140,7 @@ std::string line_chart(const std::string& title, const std::vector<Series>& seri
           svg += fmt::format("<circle cx='{:.1f}' cy='{:.1f}' r='3' fill='{}' fill-opacity='0.7'/>", f.px(x), f.py(y), color);
     if (legend) {
       const double y = Frame::T + 10 + 15 * static_cast<double>(i);
-      std::string label = series[i].label.size() > 26 ? series[i].label.substr(0, 23) + "..." : series[i].label;
+      std::string label = series[i].label.size() > 30 ? series[i].label.substr(0, 27) + "..." : series[i].label;
       svg += fmt::format("<line x1='{0}' x2='{1}' y1='{2:.1f}' y2='{2:.1f}' stroke='{3}' stroke-width='2'/>"
                          "<text x='{4}' y='{5:.1f}' class='legend'>{6}</text>",
                          Frame::W + 4, Frame::W + 22, y - 4, color, Frame::W + 27, y, esc(label));
@@ -285,9 +285,10 @@ std::string metric_plots(const std::vector<RunRecord>& runs, size_t max_runs, co
   for (const auto& [name, series] : by_metric) {
     out += "<div class='plots'>";
     const size_t panels = (series.size() + kPerPanel - 1) / kPerPanel;
+    const size_t per = (series.size() + panels - 1) / panels;  // balanced: 6 curves are 3 + 3, not 5 + 1
     for (size_t p = 0; p < panels; ++p) {
-      const std::vector<Series> part(series.begin() + static_cast<long>(p * kPerPanel),
-                                     series.begin() + static_cast<long>(std::min(series.size(), (p + 1) * kPerPanel)));
+      const std::vector<Series> part(series.begin() + static_cast<long>(std::min(series.size(), p * per)),
+                                     series.begin() + static_cast<long>(std::min(series.size(), (p + 1) * per)));
       out += line_chart(panels > 1 ? fmt::format("{} ({}/{})", name, p + 1, panels) : name, part);
     }
     out += "</div>";
