@@ -49,7 +49,8 @@ struct SweepArgs {
   std::vector<std::string> overrides;
   std::string runs_dir;
   bool dry_run = false, force = false, retry_failed = false, requeue = false, no_wait = false;
-  int jobs = 1, samples = -1;
+  int jobs = 1, samples = -1, trials = -1;
+  std::string sampler;
   double trial_timeout = 0;
   std::string launcher = "local";
   std::string signal = "USR1@90";

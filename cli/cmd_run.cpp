@@ -59,13 +59,15 @@ void add_run_commands(CLI::App& cli, App& app) {
       ->check(CLI::IsMember({"local", "slurm"}));
   run->add_option("--trial-timeout", sw.trial_timeout, "sweep: seconds after which a trial is stopped and marked failed");
   run->add_option("--samples", sw.samples, "sweep: draws of the sampled axes per grid point (overrides sweep.samples)");
+  run->add_option("--sampler", sw.sampler, "sweep: grid, random, tpe, cmaes or nsga2 (the last three propose each trial from the results so far; overrides sweep.sampler)");
+  run->add_option("--trials", sw.trials, "sweep: trials in all for random and tpe (overrides sweep.trials)");
   run->add_flag("--retry-failed", sw.retry_failed, "sweep: run failed trials again");
   run->add_flag("--force", sw.force, "sweep: continue in a sweep folder whose definition changed");
   run->add_flag("--requeue", sw.requeue, "slurm: requeue a task stopped by pre-emption or the time limit");
   run->add_option("--signal", sw.signal, "slurm: signal and lead time before the limit, SIG@seconds (default USR1@90)");
   run->add_flag("--no-wait", sw.no_wait, "slurm: return after submitting");
   run->callback([args, &app] {
-    if (args->resume.empty() && !args->config.empty() && (args->multirun || has_sweep_block(*args))) {
+    if (args->resume.empty() && !args->config.empty() && (args->multirun || !args->sweep.sampler.empty() || has_sweep_block(*args))) {
       args->sweep.config = args->config;
       args->sweep.overrides = args->overrides;
       args->sweep.runs_dir = args->runs_dir;
@@ -119,7 +121,11 @@ void add_run_commands(CLI::App& cli, App& app) {
     if (has_sweep_block(*vargs)) {  // every trial of its sweep block must be a valid config too
       auto overrides = split_overrides(vargs->overrides, false).overrides;
       const SweepPlan plan = plan_sweep(vargs->config, overrides, {}, app.registry());
-      logger().info("its sweep block expands to {} valid trials", plan.trials.size());
+      if (plan.adaptive())
+        logger().info("its sweep block is valid: {} trials proposed by {} (the bounds of its space checked)", plan.budget,
+                      plan.sampler);
+      else
+        logger().info("its sweep block expands to {} valid trials", plan.trials.size());
     }
   });
 }

@@ -19,10 +19,20 @@ std::vector<std::string> App::child_command() const {
 int run_sweep(App& app, const SweepArgs& a) {
   SplitOverrides split = split_overrides(a.overrides, true);
   if (!a.runs_dir.empty()) split.overrides.push_back(parse_override("runs_dir=" + a.runs_dir));
-  std::optional<int> samples;
-  if (a.samples >= 0) samples = a.samples;
-  SweepPlan plan = plan_sweep(a.config, split.overrides, split.axes, app.with_plugins_for(a.config, a.overrides), samples);
-  if (plan.trials.empty()) throw ConfigError("the sweep expands to no trial");
+  SweepSampling sampling;
+  if (a.samples >= 0) sampling.samples = a.samples;
+  if (a.trials >= 0) sampling.trials = a.trials;
+  sampling.sampler = a.sampler;
+  Registry& registry = app.with_plugins_for(a.config, a.overrides);
+  SweepPlan plan = plan_sweep(a.config, split.overrides, split.axes, registry, sampling);
+  if (plan.trials.empty() && !plan.adaptive()) throw ConfigError("the sweep expands to no trial");
+  if (a.dry_run && plan.adaptive()) {
+    std::cout << fmt::format("an adaptive sweep ({} sampler, {} trials of {}): each trial is proposed from the results "
+                             "of those that ended, so none can be listed before they run; {} exist in {} "
+                             "(dry run: nothing ran)\n",
+                             plan.sampler, plan.budget, plan.method, plan.trials.size(), plan.folder.string());
+    return 0;
+  }
   if (a.dry_run) {
     std::vector<std::string> header{"trial"};
     for (const auto& axis : plan.axes) header.push_back(axis.key);
@@ -41,8 +51,16 @@ int run_sweep(App& app, const SweepArgs& a) {
     return 0;
   }
   prepare_sweep_folder(plan, a.force);
-  logger().info("sweep {}: {} trials of {} ({})", plan.folder.string(), plan.trials.size(), plan.method, a.launcher);
+  std::unique_ptr<AdaptiveSweep> adaptive;
+  if (plan.adaptive()) {
+    adaptive = std::make_unique<AdaptiveSweep>(plan, a.config, split.overrides, registry);
+    logger().info("sweep {}: {} trials of {} proposed by {} ({} done before; {})", plan.folder.string(), plan.budget,
+                  plan.method, plan.sampler, plan.trials.size(), a.launcher);
+  } else {
+    logger().info("sweep {}: {} trials of {} ({})", plan.folder.string(), plan.trials.size(), plan.method, a.launcher);
+  }
   LaunchOptions options;
+  options.adaptive = adaptive.get();
   options.nexp_command = app.child_command();
   options.jobs = a.jobs;
   options.trial_timeout = a.trial_timeout;

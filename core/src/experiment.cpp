@@ -276,11 +276,9 @@ void resolve_metrics(YAML::Node root, const Origins& origins, const Producible& 
   }
 }
 
-// `objective: {metric, mode}` or just the metric's name; the mode defaults to the metric's direction.
-void resolve_objective(YAML::Node root, const Origins& origins, const Producible& can, const Registry& registry,
-                       Experiment& e, Problems& problems) {
-  const YAML::Node o = root["objective"];
-  if (!o.IsDefined() || o.IsNull()) return;
+// One objective: `{metric, mode}` or just the metric's name; the mode defaults to the metric's direction.
+std::optional<Objective> one_objective(const YAML::Node& o, const Origins& origins, const Producible& can,
+                                       const Registry& registry, Problems& problems) {
   Objective obj;
   std::string mode;
   if (o.IsScalar()) {
@@ -293,27 +291,47 @@ void resolve_objective(YAML::Node root, const Origins& origins, const Producible
         problems.add(fmt::format("{}: unknown key 'objective.{}'; objective takes metric and mode (min|max)",
                                  origins.at("objective." + k, it->first), k));
   } else {
-    return problems.add(fmt::format("{}: 'objective' must be {{metric: <name>, mode: min|max}}, found {}",
-                                    origins.at("objective", o), describe_node(o)));
+    problems.add(fmt::format("{}: 'objective' must be {{metric: <name>, mode: min|max}} (or a list of them), found {}",
+                             origins.at("objective", o), describe_node(o)));
+    return std::nullopt;
   }
-  if (!can.has(obj.metric))
-    return problems.add(fmt::format("{}: the objective: {}", origins.at("objective", o), can.unknown(obj.metric)));
+  if (!can.has(obj.metric)) {
+    problems.add(fmt::format("{}: the objective: {}", origins.at("objective", o), can.unknown(obj.metric)));
+    return std::nullopt;
+  }
   if (mode.empty()) {
     const std::string slug = can.spec.name.substr(0, can.spec.name.find('.'));
     const MetricSpec* ms = registry.find_metric(obj.metric, slug);
     if (!ms) ms = registry.find_metric(obj.metric.substr(obj.metric.rfind('_') + 1));
-    if (!ms || ms->direction == Direction::None)
-      return problems.add(fmt::format("{}: metric '{}' has no direction; say `objective: {{metric: {}, mode: min}}` or "
-                                      "`mode: max`",
-                                      origins.at("objective", o), obj.metric, obj.metric));
+    if (!ms || ms->direction == Direction::None) {
+      problems.add(fmt::format("{}: metric '{}' has no direction; say `objective: {{metric: {}, mode: min}}` or "
+                               "`mode: max`",
+                               origins.at("objective", o), obj.metric, obj.metric));
+      return std::nullopt;
+    }
     obj.mode = ms->direction;
   } else if (mode == "min" || mode == "max") {
     obj.mode = mode == "min" ? Direction::Minimize : Direction::Maximize;
   } else {
-    return problems.add(fmt::format("{}: objective.mode must be 'min' or 'max', found {}",
-                                    origins.at("objective.mode", o["mode"]), describe_node(o["mode"])));
+    problems.add(fmt::format("{}: objective.mode must be 'min' or 'max', found {}",
+                             origins.at("objective.mode", o["mode"]), describe_node(o["mode"])));
+    return std::nullopt;
   }
-  e.objective = obj;
+  return obj;
+}
+
+// `objective:` one objective, or a list of them (a multi-objective sweep; `objective` is the first).
+void resolve_objective(YAML::Node root, const Origins& origins, const Producible& can, const Registry& registry,
+                       Experiment& e, Problems& problems) {
+  const YAML::Node o = root["objective"];
+  if (!o.IsDefined() || o.IsNull()) return;
+  if (o.IsSequence() && o.size() == 0)
+    return problems.add(fmt::format("{}: 'objective' is an empty list; name at least one metric", origins.at("objective", o)));
+  const std::vector<YAML::Node> items = o.IsSequence() ? std::vector<YAML::Node>(o.begin(), o.end()) : std::vector<YAML::Node>{o};
+  for (const auto& item : items)
+    if (auto obj = one_objective(item, origins, can, registry, problems)) e.objectives.push_back(*obj);
+  if (e.objectives.size() == items.size()) e.objective = e.objectives.front();
+  else e.objectives.clear();
 }
 
 // `sweep:` is checked here for its own keys and the grammar of its axes; the planner checks that every
@@ -455,12 +473,16 @@ YAML::Node Experiment::to_yaml() const {
   for (const auto& x : metrics) m.push_back(x);
   m.SetStyle(YAML::EmitterStyle::Flow);
   out["metrics"] = m;
-  if (objective) {
+  auto objective_yaml = [](const Objective& x) {
     YAML::Node o(YAML::NodeType::Map);
-    o["metric"] = objective->metric;
-    o["mode"] = objective->mode == Direction::Minimize ? "min" : "max";
-    out["objective"] = o;
-  }
+    o["metric"] = x.metric;
+    o["mode"] = x.mode == Direction::Minimize ? "min" : "max";
+    return o;
+  };
+  if (objectives.size() > 1)
+    for (const auto& x : objectives) out["objective"].push_back(objective_yaml(x));
+  else if (objective)
+    out["objective"] = objective_yaml(*objective);
   out["threads"] = threads;
   out["runs_dir"] = runs_dir;
   if (sweep.IsDefined() && !sweep.IsNull()) out["sweep"] = sweep;

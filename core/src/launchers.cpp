@@ -13,6 +13,8 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <memory>
+#include <optional>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -23,6 +25,7 @@
 #include "nexp/runtime/util.hpp"
 #include "nexp/text.hpp"
 #include "run_signals.hpp"
+#include "sweep_pruning.hpp"
 
 extern char** environ;
 
@@ -37,7 +40,7 @@ namespace {
 
 // Overwrites a trial's status when its process could not (killed, crashed before its handler ran).
 void force_status(const SweepPlan& plan, const SweepTrial& trial, RunStatus status, const std::string& error,
-                  const std::string& why = "") {
+                  const std::string& why = "", const std::map<std::string, double>& last_values = {}) {
   fs::create_directories(trial.folder);
   json j = json::object();
   if (std::ifstream in(trial.folder / "status.json"); in) {
@@ -49,6 +52,9 @@ void force_status(const SweepPlan& plan, const SweepTrial& trial, RunStatus stat
   if (why.empty()) j.erase("reason");
   else j["reason"] = why;
   j["ended"] = now_iso8601();
+  if (!j.contains("summary") || !j["summary"].is_object()) j["summary"] = json::object();
+  for (const auto& [k, v] : last_values)
+    if (!j["summary"].contains(k)) j["summary"][k] = json_number(v);
   j["sweep"] = plan.folder.string();
   j["trial"] = trial.index;
   if (!j.contains("id")) j["id"] = trial.folder.filename().string();
@@ -128,6 +134,7 @@ std::vector<int> trials_to_run(const SweepPlan& plan, bool retry_failed, SweepOu
 void count_outcome(TrialState s, SweepOutcome& outcome) {
   if (s == TrialState::Completed) ++outcome.completed;
   else if (s == TrialState::Failed) ++outcome.failed;
+  else if (s == TrialState::Pruned) ++outcome.pruned;
   else ++outcome.interrupted;
 }
 
@@ -139,6 +146,7 @@ struct Child {
   Clock::time_point start;
   bool term_sent = false;
   bool timed_out = false;
+  std::string pruned;  // why the pruner stopped it
 };
 
 // Runs the queue as child processes, `jobs` at once, and settles each trial's status as it ends.
@@ -147,21 +155,27 @@ class LocalLauncher {
   LocalLauncher(const SweepPlan& plan, const LaunchOptions& options) : plan_(plan), options_(options) {
     queue_ = trials_to_run(plan, options.retry_failed, outcome_);
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    jobs_ = std::max(1, std::min(options.jobs, static_cast<int>(queue_.size())));
+    const int to_start = static_cast<int>(queue_.size()) + (options.adaptive ? options.adaptive->remaining() : 0);
+    jobs_ = std::max(1, std::min(options.jobs, to_start));
     threads_ = std::max(1, cores / jobs_);
     fs::create_directories(plan.folder / "logs");
+    if (plan.pruner.active()) prune_ = std::make_unique<detail::PruneWatch>(plan);
   }
 
   SweepOutcome run() {
     detail::SignalCounter signals;
-    Progress bar = make_progress(static_cast<std::int64_t>(queue_.size()), "sweep");
-    while ((!outcome_.stopped && next_ < queue_.size()) || !running_.empty()) {
+    const int adaptive = options_.adaptive ? options_.adaptive->remaining() : 0;
+    Progress bar = make_progress(static_cast<std::int64_t>(queue_.size()) + adaptive, "sweep");
+    while ((!outcome_.stopped && more_to_start()) || !running_.empty()) {
       forward_signals();
       start_trials();
       bar.note(fmt::format("{} running, {} failed", running_.size(), outcome_.failed));
+      const bool prune_now = prune_ && Clock::now() - last_prune_check_ > std::chrono::milliseconds(200);
+      if (prune_now) last_prune_check_ = Clock::now();
       for (auto it = running_.begin(); it != running_.end();) {
         int wstatus = 0;
         if (::waitpid(it->pid, &wstatus, WNOHANG) == 0) {
+          if (prune_now) prune(*it);
           watch(*it++);
           continue;
         }
@@ -171,6 +185,7 @@ class LocalLauncher {
       }
       if (!running_.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
+    outcome_.total = static_cast<int>(plan_.trials.size());
     return outcome_;
   }
 
@@ -187,14 +202,25 @@ class LocalLauncher {
     for (auto& c : running_) ::kill(c.pid, forwarded_ == 1 ? SIGINT : SIGKILL);
   }
 
+  bool more_to_start() const {
+    return next_ < queue_.size() || (options_.adaptive && options_.adaptive->remaining() > 0);
+  }
+
+  // Fills the free slots: the plan's own trials first, then (adaptive sweeps) one proposal per slot,
+  // made now, from the results of every trial that has ended.
   void start_trials() {
-    while (!outcome_.stopped && next_ < queue_.size() && static_cast<int>(running_.size()) < jobs_) {
+    while (!outcome_.stopped && static_cast<int>(running_.size()) < jobs_) {
+      if (next_ == queue_.size()) {
+        const std::optional<int> proposed = options_.adaptive ? options_.adaptive->propose() : std::nullopt;
+        if (!proposed) return;
+        queue_.push_back(*proposed);
+      }
       const SweepTrial& t = plan_.trials[static_cast<size_t>(queue_[next_++])];
       std::vector<std::string> argv = options_.nexp_command;
       for (const auto& a : {std::string("-q"), std::string("run-trial"), plan_.folder.string(), std::to_string(t.index),
                             std::string("--threads"), std::to_string(threads_)})
         argv.push_back(a);
-      running_.push_back({spawn_trial(argv, log_of(t.index)), t.index, Clock::now()});
+      running_.push_back({spawn_trial(argv, log_of(t.index)), t.index, Clock::now(), false, false, {}});
     }
   }
 
@@ -209,6 +235,18 @@ class LocalLauncher {
     }
   }
 
+  // The pruner's verdict on a running trial: SIGTERM, as for a timeout; it checkpoints and stops, and
+  // settle() marks it pruned.
+  void prune(Child& c) {
+    if (c.term_sent) return;
+    if (auto why = prune_->check(c.trial)) {
+      ::kill(c.pid, SIGTERM);
+      c.term_sent = true;
+      c.pruned = *why;
+      logger().info("trial {} pruned: {}", c.trial, *why);
+    }
+  }
+
   // The trial's process ended: its own status stands unless it could not write one.
   void settle(const Child& c, int wstatus) {
     const SweepTrial& t = plan_.trials[static_cast<size_t>(c.trial)];
@@ -217,6 +255,8 @@ class LocalLauncher {
     const bool killed = WIFSIGNALED(wstatus);
     if (s.state == TrialState::Completed) {
       // It finished before a signal reached it (perhaps while exiting).
+    } else if (!c.pruned.empty() && s.state != TrialState::Failed) {
+      force_status(plan_, t, RunStatus::Pruned, "", c.pruned, detail::last_logged(t.folder).values);
     } else if (c.timed_out) {
       force_status(plan_, t, RunStatus::Failed, fmt::format("exceeded --trial-timeout of {:g} s", options_.trial_timeout));
     } else if (outcome_.stopped && unfinished &&
@@ -233,9 +273,11 @@ class LocalLauncher {
     }
     s = trial_status(t);
     count_outcome(s.state, outcome_);
+    if (options_.adaptive) options_.adaptive->observe(c.trial);
     ++done_;
-    if (s.state == TrialState::Failed) logger().warn("[{}/{}] {}", done_, queue_.size(), outcome_text(plan_, t));
-    else logger().info("[{}/{}] {}", done_, queue_.size(), outcome_text(plan_, t));
+    const size_t total = queue_.size() + static_cast<size_t>(options_.adaptive ? options_.adaptive->remaining() : 0);
+    if (s.state == TrialState::Failed) logger().warn("[{}/{}] {}", done_, total, outcome_text(plan_, t));
+    else logger().info("[{}/{}] {}", done_, total, outcome_text(plan_, t));
   }
 
   const SweepPlan& plan_;
@@ -245,6 +287,8 @@ class LocalLauncher {
   size_t next_ = 0;
   int jobs_ = 1, threads_ = 1, done_ = 0, forwarded_ = 0;
   std::vector<Child> running_;
+  std::unique_ptr<detail::PruneWatch> prune_;
+  Clock::time_point last_prune_check_{};
 };
 
 // ---------------------------------------------------------------- slurm
@@ -374,21 +418,20 @@ SweepOutcome launch_local(const SweepPlan& plan, const LaunchOptions& options) {
   return LocalLauncher(plan, options).run();
 }
 
-SweepOutcome launch_slurm(const SweepPlan& plan, const LaunchOptions& options) {
-  SweepOutcome outcome;
-  const std::vector<int> queue = trials_to_run(plan, options.retry_failed, outcome);
-  if (queue.empty()) {
-    logger().info("all {} trials are done; nothing to submit", outcome.total);
-    return outcome;
-  }
+namespace {
+
+void require_sbatch() {
   int rc = 0;
   run_capture("command -v sbatch", &rc);
   if (rc != 0)
     throw ConfigError("--launcher slurm needs Slurm's sbatch on PATH (Debian slurm-client), and a cluster to talk to; "
                       "`scripts/slurm-local start` brings up a one-node cluster on this machine");
-  const SlurmSettings slurm = slurm_settings(plan.slurm);
-  const int parallel = std::max(1, slurm.max_parallel > 0 ? slurm.max_parallel : options.jobs);
+}
 
+// Submits `queue` as one job array (slurm/job-<k>.sh, array-<k>.txt); returns the job id.
+std::string submit_array(const SweepPlan& plan, const LaunchOptions& options, const std::vector<int>& queue,
+                         int parallel) {
+  const SlurmSettings slurm = slurm_settings(plan.slurm);
   const fs::path dir = plan.folder / "slurm";
   fs::create_directories(dir);
   int submission = 1;
@@ -399,12 +442,61 @@ SweepOutcome launch_slurm(const SweepPlan& plan, const LaunchOptions& options) {
   write_file_atomic(array_file, lines);
   const fs::path job = dir / fmt::format("job-{}.sh", submission);
   write_file_atomic(job, job_script(plan, options, slurm, queue.size(), parallel, dir, array_file));
-
+  int rc = 0;
   const std::string out = run_capture("sbatch --parsable " + shell_quote(job.string()), &rc);
   if (rc != 0) throw Error(fmt::format("sbatch refused the job script {}: {}", job.string(), out));
   const std::string job_id = out.substr(0, out.find(';'));
   logger().info("submitted Slurm job array {} ({} tasks, at most {} at once); script {}", job_id, queue.size(), parallel,
                 job.string());
+  return job_id;
+}
+
+int array_parallel(const SweepPlan& plan, const LaunchOptions& options) {
+  const SlurmSettings slurm = slurm_settings(plan.slurm);
+  return std::max(1, slurm.max_parallel > 0 ? slurm.max_parallel : options.jobs);
+}
+
+// An adaptive sweep on Slurm: waves of at most `parallel` array tasks; between waves the results go
+// back to the sampler, which proposes the next wave from them.
+SweepOutcome launch_slurm_waves(const SweepPlan& plan, const LaunchOptions& options, std::vector<int> queue,
+                                SweepOutcome outcome) {
+  if (!options.wait)
+    throw ConfigError("an adaptive sweep on Slurm feeds each wave's results to its sampler, so nexp waits for the "
+                      "waves; drop --no-wait (or run it inside an allocation)");
+  const int parallel = array_parallel(plan, options);
+  for (;;) {
+    while (static_cast<int>(queue.size()) < parallel)
+      if (const auto proposed = options.adaptive->propose()) queue.push_back(*proposed);
+      else break;
+    if (queue.empty()) break;
+    outcome.stopped = !wait_for_array(plan, queue, submit_array(plan, options, queue, parallel));
+    bool unfinished = false;
+    for (int i : queue) {
+      const TrialState s = trial_status(plan.trials[static_cast<size_t>(i)]).state;
+      count_outcome(s, outcome);
+      options.adaptive->observe(i);
+      unfinished |= s != TrialState::Completed && s != TrialState::Failed;
+    }
+    if (outcome.stopped || unfinished) break;  // re-running the sweep resumes the wave
+    queue.clear();
+  }
+  outcome.total = static_cast<int>(plan.trials.size());
+  return outcome;
+}
+
+}  // namespace
+
+SweepOutcome launch_slurm(const SweepPlan& plan, const LaunchOptions& options) {
+  SweepOutcome outcome;
+  const std::vector<int> queue = trials_to_run(plan, options.retry_failed, outcome);
+  const bool more = options.adaptive && options.adaptive->remaining() > 0;
+  if (queue.empty() && !more) {
+    logger().info("all {} trials are done; nothing to submit", outcome.total);
+    return outcome;
+  }
+  require_sbatch();
+  if (options.adaptive) return launch_slurm_waves(plan, options, queue, outcome);
+  const std::string job_id = submit_array(plan, options, queue, array_parallel(plan, options));
   if (!options.wait) {
     logger().info("follow it with `nexp sweep status {}`", plan.folder.string());
     return outcome;

@@ -15,6 +15,7 @@
 #include "nexp/runtime/sweep.hpp"
 #include "nexp/runtime/tracking.hpp"
 #include "nexp/runtime/util.hpp"
+#include "samplers/nsga2.hpp"
 
 namespace nexp {
 
@@ -68,9 +69,11 @@ struct Frame {
 };
 
 // Axes, grid and labels; `xcats` replaces numeric x ticks with category names.
+// `legend_width`: room to the right of the frame for a legend, so that it never covers a curve.
 std::string axes_svg(const Frame& f, const std::string& title, const std::string& xlabel, const std::string& ylabel,
-                     const std::vector<std::string>& xcats = {}) {
-  std::string s = fmt::format("<svg xmlns='http://www.w3.org/2000/svg' width='{}' height='{}' class='plot'>", Frame::W, Frame::H);
+                     const std::vector<std::string>& xcats = {}, double legend_width = 0) {
+  std::string s = fmt::format("<svg xmlns='http://www.w3.org/2000/svg' width='{}' height='{}' class='plot'>",
+                              Frame::W + legend_width, Frame::H);
   s += fmt::format("<text x='{}' y='18' class='title'>{}</text>", Frame::L, esc(title));
   for (double t : ticks(f.y0, f.y1))
     s += fmt::format("<line x1='{0}' x2='{1}' y1='{2:.1f}' y2='{2:.1f}' class='grid'/><text x='{3}' y='{4:.1f}' class='tick' "
@@ -111,25 +114,37 @@ Frame frame_of(const std::vector<std::pair<double, double>>& pts) {
 struct Series {
   std::string label;
   std::vector<std::pair<double, double>> points;
+  bool muted = false;  // drawn grey (a pruned trial)
+  bool dots = false;   // markers, no line
 };
 
-std::string line_chart(const std::string& title, const std::vector<Series>& series) {
+// Series in one panel; a legend beside the frame names each. Muted series are grey and dashed.
+std::string line_chart(const std::string& title, const std::vector<Series>& series, const std::string& xlabel = "step") {
   std::vector<std::pair<double, double>> all;
   for (const auto& s : series) all.insert(all.end(), s.points.begin(), s.points.end());
   Frame f = frame_of(all);
-  std::string svg = axes_svg(f, title, "step", title);
+  const bool legend = series.size() > 1 || (series.size() == 1 && series[0].muted);
+  std::string svg = axes_svg(f, title, xlabel, title, {}, legend ? 190 : 0);
+  size_t colour = 0;
   for (size_t i = 0; i < series.size(); ++i) {
-    const char* color = kPalette[i % 10];
+    const std::string color = series[i].muted ? "#b5b5b5" : kPalette[colour++ % 10];
     std::string path;
     for (auto [x, y] : series[i].points)
       if (std::isfinite(y)) path += fmt::format("{:.1f},{:.1f} ", f.px(x), f.py(y));
-    svg += fmt::format("<polyline points='{}' fill='none' stroke='{}' stroke-width='1.6'/>", path, color);
-    if (series[i].points.size() == 1)
-      svg += fmt::format("<circle cx='{:.1f}' cy='{:.1f}' r='3' fill='{}'/>", f.px(series[i].points[0].first),
-                         f.py(series[i].points[0].second), color);
-    if (series.size() > 1 && i < 10)
-      svg += fmt::format("<text x='{}' y='{}' class='legend' fill='{}'>{}</text>", Frame::L + 8, Frame::T + 14 + 13 * i, color,
-                         esc(series[i].label));
+    if (!series[i].dots)
+      svg += fmt::format("<polyline points='{}' fill='none' stroke='{}' stroke-width='1.6'{}/>", path, color,
+                         series[i].muted ? " stroke-dasharray='4 3'" : "");
+    if (series[i].dots || series[i].points.size() == 1)
+      for (auto [x, y] : series[i].points)
+        if (std::isfinite(y))
+          svg += fmt::format("<circle cx='{:.1f}' cy='{:.1f}' r='3' fill='{}' fill-opacity='0.7'/>", f.px(x), f.py(y), color);
+    if (legend) {
+      const double y = Frame::T + 10 + 15 * static_cast<double>(i);
+      std::string label = series[i].label.size() > 30 ? series[i].label.substr(0, 27) + "..." : series[i].label;
+      svg += fmt::format("<line x1='{0}' x2='{1}' y1='{2:.1f}' y2='{2:.1f}' stroke='{3}' stroke-width='2'/>"
+                         "<text x='{4}' y='{5:.1f}' class='legend'>{6}</text>",
+                         Frame::W + 4, Frame::W + 22, y - 4, color, Frame::W + 27, y, esc(label));
+    }
   }
   return svg + "</svg>";
 }
@@ -252,19 +267,119 @@ std::string page(const std::string& title, const std::string& body) {
                      esc(title), kStyle, esc(title), body, now_iso8601());
 }
 
-// Metric curves of several runs, one plot per metric, runs overlaid.
-std::string metric_plots(const std::vector<RunRecord>& runs, size_t max_runs) {
+// Metric curves of several runs, one row of panels per metric, at most 5 runs per panel (more in one
+// panel cannot be told apart). Runs named in `muted` (pruned trials) are drawn grey.
+std::string metric_plots(const std::vector<RunRecord>& runs, size_t max_runs, const std::set<std::string>& muted = {}) {
+  constexpr size_t kPerPanel = 5;
   std::map<std::string, std::vector<Series>> by_metric;
   for (size_t i = 0; i < runs.size() && i < max_runs; ++i)
     for (auto& [name, points] : read_metric_series(runs[i].folder)) {
       Series s{runs[i].id, {}};
+      s.muted = muted.count(runs[i].id) > 0;
+      if (s.muted) s.label += " (pruned)";
       for (auto [step, v] : points) s.points.emplace_back(static_cast<double>(step), v);
       by_metric[name].push_back(std::move(s));
     }
   if (by_metric.empty()) return "<p>No metric was logged over steps.</p>";
-  std::string out = "<div class='plots'>";
-  for (const auto& [name, series] : by_metric) out += line_chart(name, series);
-  return out + "</div>";
+  std::string out;
+  for (const auto& [name, series] : by_metric) {
+    out += "<div class='plots'>";
+    const size_t panels = (series.size() + kPerPanel - 1) / kPerPanel;
+    const size_t per = (series.size() + panels - 1) / panels;  // balanced: 6 curves are 3 + 3, not 5 + 1
+    for (size_t p = 0; p < panels; ++p) {
+      const std::vector<Series> part(series.begin() + static_cast<long>(std::min(series.size(), p * per)),
+                                     series.begin() + static_cast<long>(std::min(series.size(), (p + 1) * per)));
+      out += line_chart(panels > 1 ? fmt::format("{} ({}/{})", name, p + 1, panels) : name, part);
+    }
+    out += "</div>";
+  }
+  return out;
+}
+
+// Best objective so far against trial number, with each trial's own value.
+std::string best_so_far_chart(const std::string& metric, const std::vector<std::pair<int, double>>& by_trial, bool maximize) {
+  Series each{"each trial", {}}, best{"best so far", {}};
+  each.dots = true;
+  double b = NAN;
+  for (auto [index, v] : by_trial) {
+    if (!std::isfinite(v)) continue;
+    each.points.emplace_back(index, v);
+    if (std::isnan(b) || (maximize ? v > b : v < b)) b = v;
+    best.points.emplace_back(index, b);
+  }
+  return line_chart(metric, {best, each}, "trial");
+}
+
+// How much of the objective's variance each parameter explains on its own: the correlation ratio
+// eta^2 = between-group variance / total variance, grouping a numeric parameter into quintiles of its
+// values and a categorical one by value. A screening measure: it ignores interactions (fANOVA would not).
+std::vector<double> variance_explained(const std::vector<std::vector<std::string>>& values, const std::vector<double>& y,
+                                       size_t params) {
+  std::vector<double> out(params, 0.0);
+  std::vector<size_t> ok;
+  for (size_t r = 0; r < y.size(); ++r)
+    if (std::isfinite(y[r])) ok.push_back(r);
+  if (ok.size() < 3) return out;
+  double mean = 0, total = 0;
+  for (size_t r : ok) mean += y[r] / static_cast<double>(ok.size());
+  for (size_t r : ok) total += (y[r] - mean) * (y[r] - mean);
+  if (total <= 0) return out;
+  for (size_t a = 0; a < params; ++a) {
+    std::map<std::string, std::vector<double>> groups;
+    std::vector<std::pair<double, size_t>> numeric;
+    for (size_t r : ok) {
+      double v;
+      if (is_number(values[r][a], v)) numeric.emplace_back(v, r);
+      else groups[values[r][a]].push_back(y[r]);
+    }
+    if (groups.empty() && numeric.size() == ok.size()) {  // quintiles of a numeric parameter
+      std::sort(numeric.begin(), numeric.end());
+      std::set<double> distinct;
+      for (auto& [v, r] : numeric) distinct.insert(v);
+      for (size_t i = 0; i < numeric.size(); ++i) {
+        const std::string key = distinct.size() <= 5 ? num(numeric[i].first) : std::to_string(5 * i / numeric.size());
+        groups[key].push_back(y[numeric[i].second]);
+      }
+    }
+    double between = 0;
+    for (const auto& [_, g] : groups) {
+      double m = 0;
+      for (double v : g) m += v / static_cast<double>(g.size());
+      between += static_cast<double>(g.size()) * (m - mean) * (m - mean);
+    }
+    out[a] = between / total;
+  }
+  return out;
+}
+
+// Two objectives of the completed trials, the non-dominated ones (the Pareto front) in blue and joined.
+std::string pareto_chart(const std::vector<Objective>& objectives, const std::vector<std::vector<double>>& values) {
+  std::vector<std::vector<double>> oriented;
+  std::vector<std::pair<double, double>> pts;
+  for (const auto& v : values) {
+    if (!std::isfinite(v[0]) || !std::isfinite(v[1])) continue;
+    pts.emplace_back(v[0], v[1]);
+    oriented.push_back({objectives[0].mode == Direction::Minimize ? v[0] : -v[0],
+                        objectives[1].mode == Direction::Minimize ? v[1] : -v[1]});
+  }
+  const std::vector<int> ranks = samplers::nondominated_ranks(oriented);
+  Series front{"Pareto front", {}}, rest{"dominated", {}};
+  rest.dots = true, rest.muted = true;
+  for (std::size_t i = 0; i < pts.size(); ++i) (ranks[i] == 0 ? front : rest).points.push_back(pts[i]);
+  std::sort(front.points.begin(), front.points.end());
+  return line_chart(objectives[1].metric, {front, rest}, objectives[0].metric);
+}
+
+std::string importance_table(const std::vector<std::string>& names, const std::vector<double>& eta2) {
+  std::string s = "<table><tr><th>parameter</th><th>variance of the objective explained alone (&eta;&sup2;)</th></tr>";
+  std::vector<size_t> order(names.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return eta2[a] > eta2[b]; });
+  for (size_t i : order)
+    s += fmt::format("<tr><td>{}</td><td><span style='display:inline-block;width:{:.0f}px;height:10px;background:{}'></span> "
+                     "{:.2f}</td></tr>",
+                     esc(names[i]), 300 * eta2[i], kPalette[0], eta2[i]);
+  return s + "</table>";
 }
 
 std::string runs_section(const std::vector<RunRecord>& runs) {
@@ -314,8 +429,11 @@ std::string sweep_section(const fs::path& folder) {
   if (!metric.empty()) header.push_back(metric);
   std::vector<std::vector<std::string>> rows, values;
   std::vector<double> objective;
+  std::vector<std::pair<int, double>> by_trial;
   std::vector<RunRecord> runs;
+  std::set<std::string> pruned, methods;
   for (const auto& t : plan.trials) {
+    if (const YAML::Node m = YAML::Load(t.config)["method"]; m && m.IsScalar()) methods.insert(m.Scalar());
     TrialStatus s = trial_status(t);
     std::vector<std::string> v;
     for (const auto& a : plan.axes) v.push_back(t.value(a.key));
@@ -327,13 +445,41 @@ std::string sweep_section(const fs::path& folder) {
     if (s.state == TrialState::Completed) {
       values.push_back(v);
       objective.push_back(o);
-      try { runs.push_back(read_run_folder(t.folder)); } catch (const std::exception&) {}
+      by_trial.emplace_back(t.index, o);
     }
+    if (s.state != TrialState::Completed && s.state != TrialState::Pruned) continue;
+    try {
+      runs.push_back(read_run_folder(t.folder));
+    } catch (const std::exception&) {
+      continue;
+    }
+    if (s.state == TrialState::Pruned) pruned.insert(runs.back().id);
   }
-  std::string body = fmt::format("<p>{} trials of <b>{}</b>; objective: {}</p>", plan.trials.size(), esc(plan.method),
+  const std::string of = methods.size() > 1 ? fmt::format("{} methods ({})", methods.size(), esc(fmt::format("{}", fmt::join(methods, ", "))))
+                                            : "<b>" + esc(plan.method) + "</b>";
+  std::string body = fmt::format("<p>{} trials of {}{}; objective: {}</p>", plan.trials.size(), of,
+                                 plan.adaptive() ? fmt::format(", proposed by the {} sampler (budget {})", plan.sampler, plan.budget) : "",
                                  metric.empty() ? "none (add `objective:` to the config)"
                                                 : esc(metric) + (plan.objective->mode == Direction::Minimize ? " (min)" : " (max)"));
   body += "<h2>Trials</h2>" + table(header, rows);
+  const bool maximize = plan.objective && plan.objective->mode == Direction::Maximize;
+  if (!metric.empty() && by_trial.size() > 1)
+    body += "<h2>Best so far</h2><div class='plots'>" + best_so_far_chart(metric, by_trial, maximize) + "</div>";
+  if (!metric.empty() && values.size() > 2 && !names.empty())
+    body += "<h2>Parameter importance</h2><p>Correlation ratio &eta;&sup2; of each parameter on its own (numeric "
+            "parameters grouped into quintiles): a screening measure that ignores interactions.</p>" +
+            importance_table(names, variance_explained(values, objective, names.size()));
+  if (plan.objectives.size() == 2) {
+    std::vector<std::vector<double>> both;
+    for (const auto& t : plan.trials) {
+      const TrialStatus s = trial_status(t);
+      if (s.state != TrialState::Completed) continue;
+      std::vector<double> v;
+      for (const auto& o : plan.objectives) v.push_back(s.summary.count(o.metric) ? s.summary.at(o.metric) : NAN);
+      both.push_back(v);
+    }
+    body += "<h2>Pareto front</h2><div class='plots'>" + pareto_chart(plan.objectives, both) + "</div>";
+  }
   if (!metric.empty() && !values.empty()) {
     body += "<h2>Objective against each swept parameter</h2><div class='plots'>";
     for (size_t a = 0; a < names.size(); ++a) {
@@ -344,7 +490,9 @@ std::string sweep_section(const fs::path& folder) {
     body += "</div><h2>Parallel coordinates</h2>" +
             parallel_coordinates(names, values, objective, plan.objective->mode == Direction::Maximize);
   }
-  body += "<h2>Metrics over steps (first 10 completed trials)</h2>" + metric_plots(runs, 10);
+  body += fmt::format("<h2>Metrics over steps (first {} completed or pruned trials{})</h2>", std::min<size_t>(runs.size(), 20),
+                      pruned.empty() ? "" : "; pruned ones grey and dashed") +
+          metric_plots(runs, 20, pruned);
   body += "<h2>Base config</h2><pre>" + esc(plan.base_config) + "</pre>";
   return body;
 }

@@ -250,7 +250,7 @@ void RunContextImpl::restore_rng_state() {
 
 int RunResult::exit_code() const {
   if (aborted) return 130;
-  if (status == RunStatus::Completed) return 0;
+  if (status == RunStatus::Completed || status == RunStatus::Pruned) return 0;
   return config_error ? 2 : 1;
 }
 

@@ -8,6 +8,7 @@
 
 #include "nexp/error.hpp"
 #include "nexp/runtime/util.hpp"
+#include "sweep_adaptive.hpp"
 
 namespace nexp {
 
@@ -41,6 +42,28 @@ std::string line_diff(const std::string& a, const std::string& b) {
 
 }  // namespace
 
+YAML::Node detail::pruner_yaml(const SweepPruner& p) {
+  YAML::Node n(YAML::NodeType::Map);
+  n["type"] = p.type;
+  n["metric"] = p.metric;
+  n["mode"] = p.mode == Direction::Minimize ? "min" : "max";
+  n["min_step"] = p.min_step;
+  n["reduction"] = p.reduction;
+  n["startup_trials"] = p.startup_trials;
+  return n;
+}
+
+SweepPruner detail::pruner_from_yaml(const YAML::Node& n) {
+  SweepPruner p;
+  p.type = n["type"].as<std::string>();
+  p.metric = n["metric"].as<std::string>();
+  p.mode = n["mode"].as<std::string>() == "min" ? Direction::Minimize : Direction::Maximize;
+  p.min_step = n["min_step"].as<std::int64_t>();
+  p.reduction = n["reduction"].as<double>();
+  p.startup_trials = n["startup_trials"].as<int>();
+  return p;
+}
+
 void prepare_sweep_folder(const SweepPlan& plan, bool force) {
   fs::create_directories(plan.folder);
   const fs::path file = plan.folder / "sweep.yaml";
@@ -54,15 +77,26 @@ void prepare_sweep_folder(const SweepPlan& plan, bool force) {
                                     "experiment=<new name> for a separate sweep",
                                     plan.folder.string(), line_diff(before, plan.definition())));
   }
+  detail::write_sweep_yaml(plan, now_iso8601());
+}
+
+void detail::write_sweep_yaml(const SweepPlan& plan, const std::string& created) {
   YAML::Node out(YAML::NodeType::Map);
   out["experiment"] = plan.experiment;
   out["method"] = plan.method;
   out["runs_dir"] = plan.runs_dir.string();
-  out["created"] = now_iso8601();
+  out["created"] = created;
   if (plan.objective) {
     out["objective"]["metric"] = plan.objective->metric;
     out["objective"]["mode"] = plan.objective->mode == Direction::Minimize ? "min" : "max";
   }
+  if (plan.objectives.size() > 1)
+    for (const auto& o : plan.objectives) {
+      YAML::Node x(YAML::NodeType::Map);
+      x["metric"] = o.metric;
+      x["mode"] = o.mode == Direction::Minimize ? "min" : "max";
+      out["objectives"].push_back(x);
+    }
   if (plan.slurm.IsDefined() && !plan.slurm.IsNull()) out["slurm"] = plan.slurm;
   for (const auto& a : plan.axes) {
     YAML::Node x(YAML::NodeType::Map);
@@ -72,6 +106,11 @@ void prepare_sweep_folder(const SweepPlan& plan, bool force) {
   }
   out["samples"] = plan.samples;
   out["seed"] = plan.sampling_seed;
+  if (plan.adaptive()) {
+    out["sampler"] = plan.sampler;
+    out["budget"] = plan.budget;
+  }
+  if (plan.pruner.active()) out["pruner"] = pruner_yaml(plan.pruner);
   out["definition"] = plan.definition();
   out["base_config"] = plan.base_config;
   for (const auto& t : plan.trials) {
@@ -85,7 +124,7 @@ void prepare_sweep_folder(const SweepPlan& plan, bool force) {
   }
   YAML::Emitter em;
   em << out;
-  write_file_atomic(file, std::string(em.c_str()) + "\n");
+  write_file_atomic(plan.folder / "sweep.yaml", std::string(em.c_str()) + "\n");
 }
 
 SweepPlan load_sweep(const fs::path& folder) {
@@ -105,6 +144,13 @@ SweepPlan load_sweep(const fs::path& folder) {
     o.metric = n["objective"]["metric"].as<std::string>();
     o.mode = n["objective"]["mode"].as<std::string>() == "min" ? Direction::Minimize : Direction::Maximize;
     plan.objective = o;
+    plan.objectives = {o};
+  }
+  if (n["objectives"]) {
+    plan.objectives.clear();
+    for (const auto& x : n["objectives"])
+      plan.objectives.push_back({x["metric"].as<std::string>(),
+                                 x["mode"].as<std::string>() == "min" ? Direction::Minimize : Direction::Maximize});
   }
   if (n["slurm"]) plan.slurm = n["slurm"];
   for (const auto& a : n["axes"]) {
@@ -112,6 +158,11 @@ SweepPlan load_sweep(const fs::path& folder) {
     axis.key = a["key"].as<std::string>();
     axis.expression = a["expression"].as<std::string>();
     plan.axes.push_back(axis);
+  }
+  if (n["pruner"]) plan.pruner = detail::pruner_from_yaml(n["pruner"]);
+  if (n["sampler"]) {
+    plan.sampler = n["sampler"].as<std::string>();
+    plan.budget = n["budget"].as<int>();
   }
   plan.samples = n["samples"].as<int>();
   plan.sampling_seed = n["seed"].as<std::uint64_t>();

@@ -136,9 +136,11 @@ void write_sweep_results(const SweepPlan& plan, std::ostream& out) {
 void print_sweep_status(const SweepPlan& plan, std::ostream& out) {
   std::map<TrialState, int> counts;
   for (const auto& t : plan.trials) ++counts[trial_status(t).state];
-  out << fmt::format("sweep {}: {} trials, {} completed, {} running, {} failed, {} interrupted, {} pending\n",
+  out << fmt::format("sweep {}: {} trials, {} completed, {} running, {} failed, {} interrupted, {} pending{}{}\n",
                      plan.folder.string(), plan.trials.size(), counts[TrialState::Completed], counts[TrialState::Running],
-                     counts[TrialState::Failed], counts[TrialState::Interrupted], counts[TrialState::Pending]);
+                     counts[TrialState::Failed], counts[TrialState::Interrupted], counts[TrialState::Pending],
+                     counts[TrialState::Pruned] ? fmt::format(", {} pruned", counts[TrialState::Pruned]) : "",
+                     plan.adaptive() ? fmt::format(" (budget {} for {})", plan.budget, plan.sampler) : "");
   print_rows(plan, ranked_rows(plan), out, 3);
 }
 

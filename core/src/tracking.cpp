@@ -33,7 +33,8 @@ constexpr std::pair<RunStatus, const char*> kStatusNames[] = {{RunStatus::Create
                                                               {RunStatus::Running, "running"},
                                                               {RunStatus::Completed, "completed"},
                                                               {RunStatus::Failed, "failed"},
-                                                              {RunStatus::Interrupted, "interrupted"}};
+                                                              {RunStatus::Interrupted, "interrupted"},
+                                                              {RunStatus::Pruned, "pruned"}};
 
 // Field 22 of /proc/<pid>/stat: when the process started, in clock ticks after boot; 0 when unknown.
 std::uint64_t process_start(long pid) {

@@ -28,6 +28,7 @@ const char* trial_state_name(TrialState state) {
     case TrialState::Completed: return "completed";
     case TrialState::Failed: return "failed";
     case TrialState::Interrupted: return "interrupted";
+    case TrialState::Pruned: return "pruned";
   }
   return "?";
 }
@@ -49,6 +50,7 @@ TrialStatus trial_status(const SweepTrial& trial) {
     case RunStatus::Completed: s.state = TrialState::Completed; break;
     case RunStatus::Failed: s.state = TrialState::Failed; break;
     case RunStatus::Interrupted: s.state = TrialState::Interrupted; break;
+    case RunStatus::Pruned: s.state = TrialState::Pruned; break;
     case RunStatus::Running:
       // A process that is gone left its trial behind: it resumes like an interrupted one.
       s.state = process_gone(j) ? TrialState::Interrupted : TrialState::Running;
@@ -63,7 +65,7 @@ std::vector<int> pending_trials(const SweepPlan& plan, bool retry_failed) {
   std::vector<int> out;
   for (const auto& t : plan.trials) {
     TrialState s = trial_status(t).state;
-    if (s == TrialState::Completed || s == TrialState::Running) continue;
+    if (s == TrialState::Completed || s == TrialState::Running || s == TrialState::Pruned) continue;
     if (s == TrialState::Failed && !retry_failed) continue;
     out.push_back(t.index);
   }
@@ -81,13 +83,13 @@ RunResult run_trial(const SweepPlan& plan, int index, int threads, const RunOpti
   options.trial = index;
   options.max_threads = threads;  // the launcher's share of the cores; a smaller `threads:` wins
   TrialStatus s = trial_status(trial);
-  if (s.state == TrialState::Completed) {
+  if (s.state == TrialState::Completed || s.state == TrialState::Pruned) {
     RunResult r;
     r.id = trial.folder.filename().string();
     r.folder = trial.folder;
-    r.status = RunStatus::Completed;
+    r.status = s.state == TrialState::Pruned ? RunStatus::Pruned : RunStatus::Completed;
     r.summary = s.summary;
-    logger().info("trial {} already completed; skipped", index);
+    logger().info("trial {} already {}; skipped", index, trial_state_name(s.state));
     return r;
   }
   if (s.state == TrialState::Interrupted && fs::exists(trial.folder / "config.yaml"))

@@ -41,4 +41,13 @@ expect_exit 0 nx -q run "$SCAFFOLD_SMOKE" -m params.lr=0.01,0.1 'seed=range(0,2)
 expect_exit 0 nx report runs/smoke/sweep -o sweep.html
 grep -q "Parallel coordinates" sweep.html && grep -q "mse vs params.lr" sweep.html || fail "sweep report"
 render "$WORK/sweep.html" sweep.png
+# An adaptive sweep: best so far against trial number, parameter importance, curves five to a panel.
+expect_exit 0 nx -q run "$SCAFFOLD_SMOKE" -m 'params.lr=loguniform(0.005,0.2)' 'seed=range(0,2)' objective=mse \
+  --sampler tpe --trials 12 --jobs 2 experiment=tpe
+expect_exit 0 nx report runs/tpe/sweep -o tpe.html
+for part in "proposed by the tpe sampler (budget 12)" "<h2>Best so far</h2>" "<h2>Parameter importance</h2>" \
+            "class='legend'>best so far</text>" "(3/3)</text>"; do
+  grep -qF "$part" tpe.html || fail "adaptive sweep report: no '$part'"
+done
+render "$WORK/tpe.html" tpe.png
 echo "cli_report: ok"

@@ -76,3 +76,26 @@ TEST(Report, ASweepShowsEachTrialsObjective) {
     EXPECT_HAS(e.what(), "is a sweep; report one sweep on its own, or several runs");
   }
 }
+
+TEST(Report, BestSoFarImportanceAndPrunedCurves) {
+  TempDir dir;
+  const SweepPlan plan = seed_sweep(dir, 6);
+  // Seeds 0..4 completed with mse 5, 4, ..., 1 (seed explains all of it); trial 5 pruned after two steps.
+  for (int i = 0; i < 5; ++i) {
+    settle_trial(plan, i, "completed", {{"mse", 5.0 - i}});
+    std::ofstream(plan.trials[i].folder / "metrics.jsonl") << "{\"step\": 1, \"mse\": " << 9 - i << "}\n";
+  }
+  settle_trial(plan, 5, "pruned", {{"mse", 30}});
+  std::ofstream(plan.trials[5].folder / "metrics.jsonl") << "{\"step\": 1, \"mse\": 40}\n{\"step\": 2, \"mse\": 30}\n";
+  const std::string html = render_report({plan.folder});
+  EXPECT_HAS(html, "<h2>Best so far</h2>");
+  EXPECT_HAS(html, "class='legend'>best so far</text>");
+  // seed separates the objective completely: eta^2 = 1.
+  EXPECT_HAS(html, "<td>seed</td><td><span style='display:inline-block;width:300px;height:10px;background:#1f77b4'></span> 1.00</td>");
+  EXPECT_HAS(html, "(pruned)</text>");
+  EXPECT_HAS(html, "stroke='#b5b5b5' stroke-width='1.6' stroke-dasharray='4 3'");
+  // 6 curves: two panels of at most 5, each with its legend beside the frame (the svg is wider than it).
+  EXPECT_HAS(html, "class='title'>mse (1/2)</text>");
+  EXPECT_HAS(html, "class='title'>mse (2/2)</text>");
+  EXPECT_HAS(html, "<svg xmlns='http://www.w3.org/2000/svg' width='810' height='280' class='plot'>");
+}

@@ -36,7 +36,8 @@ struct NEXP_API Experiment {
   std::vector<std::string> devices;  // `device: [a, b, ...]`: every device the run may use (device is a)
   std::uint64_t seed = 0;
   std::vector<std::string> metrics;
-  std::optional<Objective> objective;
+  std::optional<Objective> objective;  // the first of `objectives`
+  std::vector<Objective> objectives;   // `objective: [a, b]`: several (multi-objective sweeps)
   int threads = 0;  // 0: every core
   std::string runs_dir = "runs";
   YAML::Node sweep;  // the raw `sweep:` block (null when absent); expanded by the sweep module

@@ -1,7 +1,9 @@
 #pragma once
 // `nexp report`: one self-contained HTML file (inline CSS and SVG, no script, no network) for runs or
-// a sweep: the resolved config, the summary table, each metric over steps (several runs overlaid), and
-// for a sweep the objective against each swept parameter and a parallel-coordinates view.
+// a sweep: the resolved config, the summary table, each metric over steps (at most five runs a panel,
+// pruned trials grey), and for a sweep the best objective so far against trial number, each
+// parameter's importance (eta^2), the objective against each swept parameter, a parallel-coordinates
+// view, and for two objectives the Pareto front.
 #include <filesystem>
 #include <string>
 #include <vector>

@@ -47,14 +47,45 @@ struct DistributedOptions {
 // "90s", "5m", "500ms", "1h" or a plain number of seconds; -1 when `text` is none of these or not positive.
 NEXP_API double parse_duration_seconds(const std::string& text);
 
+// `sweep: {pruner: ...}` (see SweepPruner in sweep.hpp).
+struct PrunerSection {
+  std::string type = "none";
+  std::string metric;
+  std::string mode = "auto";
+  std::int64_t min_step = 1;
+  double reduction = 3;
+  int startup_trials = 5;
+
+  static void declare(Options<PrunerSection>& o) {
+    o.add("type", &PrunerSection::type, "none, median (stop a trial whose best value so far is worse than the completed "
+                                        "trials' median at the same step) or asha (asynchronous successive halving)")
+        .choices({"none", "median", "asha"});
+    o.add("metric", &PrunerSection::metric, "the logged metric it reads (default: the objective's metric)");
+    o.add("mode", &PrunerSection::mode, "min or max (auto: the objective's mode)").choices({"auto", "min", "max"});
+    o.add("min_step", &PrunerSection::min_step, "median: no pruning before this step; asha: the first rung").min(1);
+    o.add("reduction", &PrunerSection::reduction, "asha: rungs at min_step * reduction^k; the best 1/reduction go on").min(1.5);
+    o.add("startup_trials", &PrunerSection::startup_trials, "median: completed trials before it prunes").min(0);
+  }
+};
+
 // `sweep:` less its `params:` block (whose keys are config paths: see sweep.hpp).
 struct SweepOptions {
   int samples = 0;
   std::int64_t seed = 0;
+  std::string sampler = "grid";
+  int trials = 0;
+  PrunerSection pruner;
 
   static void declare(Options<SweepOptions>& o) {
     o.add("samples", &SweepOptions::samples, "draws of the sampled axes per grid point").min(0);
     o.add("seed", &SweepOptions::seed, "seed of the draws (a sweep always expands to the same trials)").min(0);
+    o.add("sampler", &SweepOptions::sampler,
+          "grid (the axes' product, with `samples` draws of sampled axes), random (`trials` draws), tpe "
+          "(Tree-structured Parzen Estimator), cmaes (CMA-ES with restarts; numeric axes) or nsga2 (NSGA-II; "
+          "several objectives): each trial of tpe, cmaes and nsga2 is proposed from the results so far")
+        .choices({"grid", "random", "tpe", "cmaes", "nsga2"});
+    o.add("trials", &SweepOptions::trials, "random and tpe: trials in all (for random: the draws per grid point)").min(0);
+    o.add("pruner", &SweepOptions::pruner, "stops trials early from the values they log");
   }
 };
 

@@ -23,7 +23,8 @@ namespace nexp {
 //   failed       an error ended it; `error` says which
 //   interrupted  a stop signal ended it, or its process is gone; `reason` says which, and
 //                `nexp run --resume` continues it from its last checkpoint
-enum class RunStatus { Created, Running, Completed, Failed, Interrupted };
+// Pruned: a sweep's pruner stopped the run early (its summary holds its last values); it is not run again.
+enum class RunStatus { Created, Running, Completed, Failed, Interrupted, Pruned };
 NEXP_API const char* to_string(RunStatus status);
 NEXP_API std::optional<RunStatus> parse_run_status(const std::string& text);
 NEXP_API std::ostream& operator<<(std::ostream& out, RunStatus status);

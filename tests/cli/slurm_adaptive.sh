@@ -1,0 +1,27 @@
+# An adaptive sweep on a real one-node Slurm cluster: the trials run in waves of --jobs array tasks,
+# and each wave's results reach the sampler before it proposes the next wave.
+source "$(dirname "$0")/lib.sh"
+[[ $(id -u) == 0 ]] || { echo "skip: the local Slurm cluster needs root"; exit 77; }
+SLURM_LOCAL=$NEXP_SOURCE_DIR/scripts/slurm-local
+export NEXP_SLURM_DIR=$WORK/slurm
+"$SLURM_LOCAL" start || fail "scripts/slurm-local start"
+on_exit() {
+  "$SLURM_LOCAL" stop || true
+  cleanup
+}
+trap on_exit EXIT
+export SLURM_CONF=$NEXP_SLURM_DIR/slurm.conf
+
+printf 'method: fixture_crash.maybe\nparams: {sleep_ms: 0}\nobjective: value\n' > tpe.yaml
+expect_exit 0 nx run tpe.yaml -m 'params.x=uniform(0,10)' --sampler tpe --trials 5 --jobs 2 --launcher slurm
+DIR=$WORK/runs/tpe/sweep
+[[ $(count completed "$DIR") == 5 ]] || fail "5 trials completed: $(cat "$DIR/trials.csv")"
+# Waves of 2, 2 and 1 array tasks: three job scripts, each array file naming its wave's trials.
+[[ $(ls "$DIR"/slurm/job-*.sh | wc -l) == 3 ]] || fail "three waves: $(ls "$DIR/slurm")"
+[[ $(cat "$DIR/slurm/array-1.txt" | tr '\n' ' ') == "0 1 " && $(cat "$DIR/slurm/array-3.txt") == 4 ]] \
+  || fail "the waves' trials: $(head "$DIR"/slurm/array-*.txt)"
+python3 -c "import yaml,sys; h=yaml.safe_load(open('$DIR/sampler.yaml')); assert sorted(h['observed']) == [0,1,2,3,4], h" \
+  || fail "the sampler saw every wave: $(cat "$DIR/sampler.yaml")"
+expect_exit 2 nx run tpe.yaml -m 'params.x=uniform(0,10)' --sampler tpe --trials 7 --jobs 2 --launcher slurm --no-wait
+expect_contains "$ERR" "drop --no-wait" "an adaptive sweep waits for its waves"
+echo "slurm_adaptive: ok"
