@@ -114,7 +114,7 @@ TEST(Runs, ARunningRunWhoseProcessIsGoneReadsAsInterrupted) {
 
 // A status.json damaged by hand or by another version: fields of the wrong type or out of range read
 // as their defaults (never a nlohmann exception, never an overflowing conversion), and the folder is
-// indexed like any other. (The fuzz target tests/fuzz/fuzz_run_folder.cpp found these.)
+// indexed like any other (tests/fuzz/corpus/run_folder/regress-wrong-types is such a folder).
 TEST(Runs, FieldsOfTheWrongTypeReadAsTheirDefaults) {
   TempDir dir;
   const fs::path folder = dir.path / "runs" / "x" / "20260101-000000-00000000-beef";
