@@ -37,22 +37,33 @@ Origins origins_of(const fs::path& source, const std::vector<Override>& override
   return Origins(source, overridden);
 }
 
-// A key written twice in one mapping: yaml-cpp keeps both and reads the first; nexp refuses.
-void check_duplicate_keys(const YAML::Node& node, const std::string& path, const Origins& origins,
-                          Problems& problems) {
+// A key written twice in one mapping: yaml-cpp keeps both and reads the first; nexp refuses. A key
+// that is a list or a map (`[a, b]: 1`, `? {a: 1}`) names nothing: refused too. Returns false when
+// such a key was found (nothing after this can walk the tree).
+bool check_keys(const YAML::Node& node, const std::string& path, const Origins& origins, Problems& problems) {
+  bool named = true;
   if (node.IsSequence())
-    for (std::size_t i = 0; i < node.size(); ++i) check_duplicate_keys(node[i], join_path(path, std::to_string(i)), origins, problems);
-  if (!node.IsMap()) return;
+    for (std::size_t i = 0; i < node.size(); ++i)
+      named = check_keys(node[i], join_path(path, std::to_string(i)), origins, problems) && named;
+  if (!node.IsMap()) return named;
   std::map<std::string, YAML::Node> seen;
   for (auto it = node.begin(); it != node.end(); ++it) {
+    if (!it->first.IsScalar() && !it->first.IsNull()) {
+      problems.add(fmt::format("{}: a key of '{}' is {}; keys are names such as lr or dataset",
+                               origins.at(path, it->first), path.empty() ? "the config" : path,
+                               describe_node(it->first)));
+      named = false;
+      continue;
+    }
     const std::string key = it->first.as<std::string>();
     const std::string at = join_path(path, key);
     if (auto [first, fresh] = seen.emplace(key, it->first); !fresh)
       problems.add(fmt::format("{}: key '{}' is written twice in one map (first at line {}); YAML keeps only one of "
                                "them, so delete the one you did not mean",
                                origins.at(at, it->first), at, first->second.Mark().line + 1));
-    check_duplicate_keys(it->second, at, origins, problems);
+    named = check_keys(it->second, at, origins, problems) && named;
   }
+  return named;
 }
 
 void check_top_level(YAML::Node root, const Origins& origins, Problems& problems) {
@@ -412,7 +423,7 @@ Experiment resolve_experiment(YAML::Node root, const fs::path& source, const std
                               const Registry& registry) {
   const Origins origins = origins_of(source, overrides);
   Problems problems;
-  check_duplicate_keys(root, "", origins, problems);
+  if (!check_keys(root, "", origins, problems)) problems.raise();
   apply_overrides(root, overrides, source, registry);
   interpolate(root, origins);
   check_top_level(root, origins, problems);

@@ -36,9 +36,17 @@ class Interpolator {
     active_.insert(path);
     const std::string text = node.Scalar();
     YAML::Node result;
-    // A value that is exactly one reference keeps the referenced node's type.
+    // A value that is exactly one reference keeps the referenced node's type; a list or a map is copied,
+    // so that the two keys do not share one node (an override of one would change both), and may not
+    // hold the key that refers to it (`a: {b: ${a}}` would be a map inside itself).
     if (text.rfind("${", 0) == 0 && text.find('}') == text.size() - 1 && text.find("${", 2) == std::string::npos) {
-      result = lookup(text.substr(2, text.size() - 3), path, node);
+      std::string target;
+      result = lookup(text.substr(2, text.size() - 3), path, node, &target);
+      if (!result.IsScalar() && (target.empty() || path == target || path.rfind(target + ".", 0) == 0))
+        throw ConfigError(fmt::format("{}: key '{}' refers to '{}', which holds '{}' itself; refer to a value "
+                                      "outside it",
+                                      origins_.at(path, node), path, text, path));
+      if (!result.IsScalar()) result = YAML::Clone(result);
     } else {
       std::string out;
       size_t pos = 0;
@@ -64,7 +72,8 @@ class Interpolator {
     return result;
   }
 
-  YAML::Node lookup(const std::string& ref, const std::string& path, const YAML::Node& at) {
+  // The node `ref` names; `target` (when given) gets its dotted path.
+  YAML::Node lookup(const std::string& ref, const std::string& path, const YAML::Node& at, std::string* target = nullptr) {
     if (ref.rfind("env:", 0) == 0) {
       std::string name = ref.substr(4), fallback;
       bool has_fallback = false;
@@ -98,6 +107,7 @@ class Interpolator {
       walked = join_path(walked, part);
       cur.reset(next);  // re-point the handle; `cur = next` would overwrite the node cur refers to
     }
+    if (target) *target = walked;
     if (cur.IsScalar() && cur.Scalar().find("${") != std::string::npos) return resolve(cur, walked);
     return cur;
   }

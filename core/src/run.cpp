@@ -26,6 +26,7 @@
 #include "nexp/runtime/util.hpp"
 #include "nexp/text.hpp"
 #include "nexp/version.hpp"
+#include "json_fields.hpp"
 #include "run_ranks.hpp"
 #include "run_signals.hpp"
 
@@ -111,8 +112,11 @@ class RunContextImpl final : public RunContext {
     for (const auto& [k, v] : values) line[k] = json_number(v);
     const std::string text = json_dump(line) + "\n";
     std::lock_guard<std::mutex> lock(mutex_);
-    std::fwrite(text.data(), 1, text.size(), metrics_file_);
-    std::fflush(metrics_file_);
+    // A full disk or a folder that became read-only ends the run here, with the reason, rather than
+    // losing metric lines unnoticed.
+    if (std::fwrite(text.data(), 1, text.size(), metrics_file_) != text.size() || std::fflush(metrics_file_) != 0)
+      throw Error(fmt::format("cannot write step {} to '{}': {}", step, (folder_ / "metrics.jsonl").string(),
+                              std::strerror(errno)));
     device_->on_step(step);
   }
   void summary(const std::string& name, double value) override {
@@ -554,7 +558,7 @@ RunResult finish(const RunPlan& plan, StatusFile& status, RunContextImpl& ctx, s
   if (r.status == RunStatus::Interrupted) r.reason = checkpointed ? reason::checkpointed : reason::stopped;
   status.set(r.status, r.error, r.reason);
   status.doc["ended"] = now_iso8601();
-  status.doc["seconds"] = r.seconds + (plan.resuming ? status.doc.value("seconds", 0.0) : 0.0);
+  status.doc["seconds"] = r.seconds + (plan.resuming ? detail::real_field(status.doc, "seconds") : 0.0);
   status.doc["summary"] = json::object();
   for (const auto& [k, v] : r.summary) status.doc["summary"][k] = json_number(v);
   status.doc["checkpoint"] = checkpointed;
@@ -672,9 +676,10 @@ RunResult execute_parent(const RunPlan& plan, StatusFile& status, detail::RunSig
   RunResult r;
   r.id = plan.id;
   r.folder = plan.folder;
-  r.status = outcome.failed ? RunStatus::Failed : parse_run_status(status.doc.value("status", "failed")).value_or(RunStatus::Failed);
-  r.error = outcome.failed ? outcome.error : status.doc.value("error", "");
-  r.reason = outcome.failed ? "" : status.doc.value("reason", "");
+  r.status = outcome.failed ? RunStatus::Failed
+                             : parse_run_status(detail::text_field(status.doc, "status")).value_or(RunStatus::Failed);
+  r.error = outcome.failed ? outcome.error : detail::text_field(status.doc, "error");
+  r.reason = outcome.failed ? "" : detail::text_field(status.doc, "reason");
   if (r.status == RunStatus::Running)  // rank 0 ended without its final status
     r.status = RunStatus::Failed, r.error = "rank 0 ended without writing the run's final status; see log.txt";
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -737,16 +742,19 @@ RunResult resume_run(const fs::path& folder, const RunOptions& options, Registry
   const std::string id = folder.filename().string();
   json status = json::parse(read_text_or_empty(folder / "status.json"), nullptr, false);
   if (!status.is_object()) status = json::object();
-  if (status.value("status", "") == to_string(RunStatus::Completed))
+  const std::string state = detail::text_field(status, "status");
+  if (state == to_string(RunStatus::Completed))
     throw ConfigError(fmt::format("run '{}' already completed; nothing to resume. Start a new run with `nexp run`", id));
-  if (status.value("status", "") == to_string(RunStatus::Running) && status.value("host", "") == hostname() &&
-      !process_gone(status))
+  if (state == to_string(RunStatus::Running) && detail::text_field(status, "host") == hostname() &&
+      !process_gone(status)) {
+    const long pid = detail::integer_field<long>(status, "pid", 0);
     throw ConfigError(fmt::format("run '{}' is still running (process {} on this host); stop it first (Ctrl-C, or "
                                   "kill -INT {}), then resume it",
-                                  id, status.value("pid", 0L), status.value("pid", 0L)));
+                                  id, pid, pid));
+  }
   Experiment e = resolve_experiment(read_yaml_file(folder / "config.yaml"), folder / "config.yaml", {}, registry);
   // The run stays indexed where it was created; a folder moved elsewhere is indexed next to it.
-  const std::string runs_dir = status.value("runs_dir", "");
+  const std::string runs_dir = detail::text_field(status, "runs_dir");
   e.runs_dir = !runs_dir.empty() && fs::is_directory(runs_dir) ? runs_dir : folder.parent_path().parent_path().string();
   return run_to_the_end({e, options, registry, folder, id, /*resuming=*/true}, nullptr);
 }

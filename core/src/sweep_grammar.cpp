@@ -89,6 +89,8 @@ void distribution(const Element& f, SweepAxis& axis, const std::string& what) {
   axis.lo = number(args.at(names[0]), what);
   axis.hi = number(args.at(names[1]), what);
   if (!(axis.lo < axis.hi)) throw ConfigError(fmt::format("{}: the lower bound must be below the upper bound", what));
+  if (!std::isfinite(axis.hi - axis.lo))
+    throw ConfigError(fmt::format("{}: the interval is wider than a double can hold; narrow it", what));
   if (axis.kind == SweepAxis::Kind::LogUniform && axis.lo <= 0)
     throw ConfigError(fmt::format("{}: loguniform needs positive bounds", what));
 }
@@ -102,7 +104,11 @@ void function_axis(const Element& f, SweepAxis& axis, const std::string& what) {
     if (f.items.size() != 1 || !f.keys[0].empty() || !is_distribution(f.items[0]))
       throw ConfigError(fmt::format("{}: int(...) wraps a distribution: int(uniform(lo,hi)) or int(loguniform(lo,hi))", what));
     axis.integer = true;
-    return distribution(f.items[0], axis, what);
+    distribution(f.items[0], axis, what);
+    constexpr double kExact = 9007199254740992.0;  // 2^53: beyond it, doubles skip integers
+    if (std::fabs(axis.lo) > kExact || std::fabs(axis.hi) > kExact)
+      throw ConfigError(fmt::format("{}: int(...) draws integers between -2^53 and 2^53 ({:.0f})", what, kExact));
+    return;
   }
   if (is_distribution(f)) return distribution(f, axis, what);
   if (f.text == "range") return range_values(f, axis, what);

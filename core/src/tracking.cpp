@@ -17,7 +17,9 @@
 #include <sstream>
 #include <thread>
 
+#include "json_fields.hpp"
 #include "nexp/error.hpp"
+#include "nexp/runtime/logging.hpp"
 #include "nexp/runtime/util.hpp"
 #include "nexp/text.hpp"
 
@@ -76,11 +78,11 @@ void RunProcess::write_to(json& status) const {
 }
 
 bool process_gone(const json& status) {
-  if (!status.is_object() || status.value("status", "") != to_string(RunStatus::Running)) return false;
-  const long pid = status.value("pid", 0L);
-  if (pid <= 0 || status.value("host", "") != hostname()) return false;
-  if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) return true;
-  const std::uint64_t recorded = status.value("process_start", std::uint64_t{0});
+  if (detail::text_field(status, "status") != to_string(RunStatus::Running)) return false;
+  const pid_t pid = detail::integer_field<pid_t>(status, "pid", 0);
+  if (pid <= 0 || detail::text_field(status, "host") != hostname()) return false;
+  if (::kill(pid, 0) != 0 && errno == ESRCH) return true;
+  const std::uint64_t recorded = detail::integer_field<std::uint64_t>(status, "process_start", 0);
   const std::uint64_t now = process_start(pid);
   return recorded != 0 && now != 0 && now != recorded;  // the pid now belongs to another process
 }
@@ -125,32 +127,33 @@ RunRecord read_run_folder(const fs::path& folder) {
     throw DataError(fmt::format("'{}' is not a run folder: it needs status.json and config.yaml", folder.string()));
   const json status = read_json_or_empty(folder / "status.json");
   const json meta = read_json_or_empty(folder / "meta.json");
+  using detail::text_field;
   RunRecord r;
   r.folder = fs::absolute(folder).lexically_normal();
-  r.id = status.value("id", folder.filename().string());
-  r.experiment = status.value("experiment", "");
-  r.method = status.value("method", "");
-  r.dataset = status.value("dataset", "");
+  r.id = text_field(status, "id", folder.filename().string());
+  r.experiment = text_field(status, "experiment");
+  r.method = text_field(status, "method");
+  r.dataset = text_field(status, "dataset");
   if (process_gone(status)) {
     r.status = RunStatus::Interrupted;
     r.reason = reason::process_gone;
-  } else if (auto s = parse_run_status(status.value("status", ""))) {
+  } else if (auto s = parse_run_status(text_field(status, "status"))) {
     r.status = *s;
-    r.reason = status.value("reason", "");
+    r.reason = text_field(status, "reason");
   } else {
     r.status = RunStatus::Failed;
     r.reason = "status.json unreadable";
   }
-  r.config_hash = status.value("config_hash", "");
-  r.error = status.value("error", "");
-  r.sweep = status.value("sweep", "");
-  r.trial = status.value("trial", -1);
-  r.seed = status.value("seed", std::uint64_t{0});
-  r.created = status.value("created", "");
-  r.started = status.value("started", "");
-  r.ended = status.value("ended", "");
-  r.seconds = status.contains("seconds") && status["seconds"].is_number() ? status["seconds"].get<double>() : 0.0;
-  if (meta.contains("device") && meta["device"].is_object()) r.device = meta["device"].value("id", "");
+  r.config_hash = text_field(status, "config_hash");
+  r.error = text_field(status, "error");
+  r.sweep = text_field(status, "sweep");
+  r.trial = detail::integer_field<int>(status, "trial", -1);
+  r.seed = detail::integer_field<std::uint64_t>(status, "seed", 0);
+  r.created = text_field(status, "created");
+  r.started = text_field(status, "started");
+  r.ended = text_field(status, "ended");
+  r.seconds = detail::real_field(status, "seconds");
+  if (const json* device = detail::json_field(meta, "device")) r.device = text_field(*device, "id");
   if (status.contains("summary") && status["summary"].is_object())
     for (auto& [k, v] : status["summary"].items())
       r.summary[k] = v.is_number() ? v.get<double>() : std::nan("");
@@ -170,17 +173,33 @@ RunRecord read_run_folder(const fs::path& folder) {
 
 std::map<std::string, std::vector<std::pair<std::int64_t, double>>> read_metric_series(const fs::path& folder) {
   std::map<std::string, std::vector<std::pair<std::int64_t, double>>> out;
-  std::ifstream in(folder / "metrics.jsonl");
+  std::ifstream in(folder / "metrics.jsonl", std::ios::binary);
   std::string line;
+  std::size_t number = 0, skipped = 0, first_skipped = 0;
+  bool torn = false;
   while (std::getline(in, line)) {
+    ++number;
     json j = json::parse(line, nullptr, false);
-    if (!j.is_object() || !j.contains("step")) continue;  // a torn last line after a crash
-    const std::int64_t step = j["step"].get<std::int64_t>();
+    const json* step = detail::json_field(j, "step");
+    if (!step || !step->is_number_integer()) {
+      // The last line without its newline: its process was killed (or the disk filled) while writing it, or
+      // is writing it now.
+      if (in.eof() && !line.empty()) torn = true;
+      else if (skipped++ == 0) first_skipped = number;
+      continue;
+    }
+    const std::int64_t at = step->get<std::int64_t>();
     for (auto& [k, v] : j.items()) {
       if (k == "step" || k == "time") continue;
-      out[k].emplace_back(step, v.is_number() ? v.get<double>() : std::nan(""));
+      out[k].emplace_back(at, v.is_number() ? v.get<double>() : std::nan(""));
     }
   }
+  const std::string file = (folder / "metrics.jsonl").string();
+  if (torn)
+    logger().warn("'{}': the last line is incomplete (its run stopped, or is still writing it); it is left out", file);
+  if (skipped)
+    logger().warn("'{}': {} line{} (the first: line {}) {} not a metrics record with an integer step; left out", file,
+                  skipped, skipped == 1 ? "" : "s", first_skipped, skipped == 1 ? "is" : "are");
   return out;
 }
 

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "json_fields.hpp"
 #include "nexp/error.hpp"
 #include "nexp/runtime/logging.hpp"
 #include "nexp/runtime/tracking.hpp"
@@ -39,13 +40,13 @@ TrialStatus trial_status(const SweepTrial& trial) {
   if (!in) return s;
   json j = json::parse(in, nullptr, false);
   if (!j.is_object()) return s;
-  const std::string status = j.value("status", "");
-  s.error = j.value("error", "");
-  s.seconds = j.contains("seconds") && j["seconds"].is_number() ? j["seconds"].get<double>() : 0.0;
+  const std::string status = detail::text_field(j, "status");
+  s.error = detail::text_field(j, "error");
+  s.seconds = detail::real_field(j, "seconds");
   s.has_checkpoint = fs::exists(trial.folder / "checkpoints" / "LATEST");
   if (j.contains("summary") && j["summary"].is_object())
     for (auto& [k, v] : j["summary"].items()) s.summary[k] = v.is_number() ? v.get<double>() : std::nan("");
-  s.reason = j.value("reason", "");
+  s.reason = detail::text_field(j, "reason");
   switch (parse_run_status(status).value_or(RunStatus::Created)) {
     case RunStatus::Completed: s.state = TrialState::Completed; break;
     case RunStatus::Failed: s.state = TrialState::Failed; break;

@@ -86,10 +86,16 @@ void write_file_atomic(const std::filesystem::path& file, const std::string& con
     p += n;
     left -= static_cast<size_t>(n);
   }
-  ::fsync(fd);
-  ::close(fd);
+  // A disk that fills up may say so only here (delayed allocation): never rename a file that is not all
+  // on disk over the good one. (EINVAL: a file system without fsync.)
+  int err = ::fsync(fd) != 0 && errno != EINVAL ? errno : 0;
+  if (::close(fd) != 0 && err == 0) err = errno;
+  if (err != 0) {
+    ::unlink(tmp.c_str());
+    throw Error(fmt::format("cannot write '{}': {}", tmp.string(), std::strerror(err)));
+  }
   if (::rename(tmp.c_str(), file.c_str()) != 0) {
-    int err = errno;
+    err = errno;
     ::unlink(tmp.c_str());
     throw Error(fmt::format("cannot rename '{}' to '{}': {}", tmp.string(), file.string(), std::strerror(err)));
   }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -79,13 +80,24 @@ std::string canonical_text(const LogEvent& e) {
   return e.raw;
 }
 
+// A number of a log line: nullopt when the text is not one, or one too large to be a count or a time
+// (such a line is not read: these readers skip what they cannot make sense of).
+std::optional<double> finite_number(const std::string& text, double limit = 1e15) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v) || std::fabs(v) > limit) return std::nullopt;
+  return v;
+}
+
 double parse_timestamp(const std::string& line, std::size_t& rest) {
   static const std::regex dmesg(R"(^\s*\[\s*(\d+\.\d+)\]\s*)");
   static const std::regex iso(R"(^(\d{4})-(\d\d)-(\d\d)[T ](\d\d):(\d\d):(\d\d)(\.\d+)?\S*\s+)");
   std::smatch m;
   if (std::regex_search(line, m, dmesg)) {
-    rest = static_cast<std::size_t>(m.length(0));
-    return std::stod(m[1]);
+    if (const auto seconds = finite_number(m[1])) {
+      rest = static_cast<std::size_t>(m.length(0));
+      return *seconds;
+    }
   }
   if (std::regex_search(line, m, iso)) {
     rest = static_cast<std::size_t>(m.length(0));
@@ -118,7 +130,11 @@ std::optional<LogEvent> parse_kernel_line(const std::string& line) {
     if (std::regex_search(body, m, p.re)) {
       e.raw = p.raw;
       e.slot = p.slot;
-      if (p.value_group > 0) e.value = std::stod(m[static_cast<std::size_t>(p.value_group)]);
+      if (p.value_group > 0) {
+        const auto value = finite_number(m[static_cast<std::size_t>(p.value_group)], 2147483647.0);  // a count
+        if (!value) return std::nullopt;
+        e.value = *value;
+      }
       return e;
     }
   return std::nullopt;
@@ -172,8 +188,14 @@ std::vector<DcgmSample> parse_dcgm(const std::string& text) {
     DcgmSample s;
     s.field = m[1];
     const std::string labels = m[2];
-    if (std::regex_search(labels, g, gpu_label)) s.gpu = std::stoi(g[2]);
-    s.value = m[3] == "NaN" ? std::nan("") : std::stod(m[3]);
+    if (std::regex_search(labels, g, gpu_label)) {
+      const auto gpu = finite_number(g[2], 1e6);
+      if (!gpu) continue;
+      s.gpu = static_cast<int>(*gpu);
+    }
+    const auto value = m[3] == "NaN" ? std::optional<double>(std::nan("")) : finite_number(m[3]);
+    if (!value) continue;
+    s.value = *value;
     out.push_back(s);
   }
   return out;

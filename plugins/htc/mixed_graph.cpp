@@ -211,8 +211,12 @@ MixedGraph parse_edge_list(const std::string& text, const std::string& where) {
     std::string first, arrow, second, extra;
     if (!(fields >> first)) continue;
     if (first == "nodes") {
-      if (!(fields >> n) || n < 0 || (fields >> extra))
-        throw nexp::DataError(fmt::format("{}, line {}: expected `nodes N` with N >= 0", where, line_no));
+      if (n >= 0)  // the edges read so far were checked against the first N
+        throw nexp::DataError(fmt::format("{}, line {}: a second `nodes` statement; an edge list has one, first", where,
+                                          line_no));
+      constexpr int kMaxNodes = 1000000;  // the graph's adjacency lists are allocated up front
+      if (!(fields >> n) || n < 0 || n > kMaxNodes || (fields >> extra))
+        throw nexp::DataError(fmt::format("{}, line {}: expected `nodes N` with 0 <= N <= {}", where, line_no, kMaxNodes));
       continue;
     }
     if (n < 0)

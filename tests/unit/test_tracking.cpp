@@ -111,3 +111,37 @@ TEST(Runs, ARunningRunWhoseProcessIsGoneReadsAsInterrupted) {
   mark(self.pid, self.start);
   EXPECT_THROW(resume_run(r.folder, RunOptions{}, registry_with_scaffold()), ConfigError) << "a live run is not resumed";
 }
+
+// A status.json damaged by hand or by another version: fields of the wrong type or out of range read
+// as their defaults (never a nlohmann exception, never an overflowing conversion), and the folder is
+// indexed like any other (tests/fuzz/corpus/run_folder/regress-wrong-types is such a folder).
+TEST(Runs, FieldsOfTheWrongTypeReadAsTheirDefaults) {
+  TempDir dir;
+  const fs::path folder = dir.path / "runs" / "x" / "20260101-000000-00000000-beef";
+  fs::create_directories(folder);
+  std::ofstream(folder / "config.yaml") << "method: m\nseed: 1\n";
+  std::ofstream(folder / "meta.json") << R"({"device": "cpu"})";
+  std::ofstream(folder / "status.json")
+      << R"({"id": 5, "status": "completed", "trial": 1e300, "seed": -1, "pid": "x", "seconds": "1", "error": [1]})";
+  const RunRecord r = read_run_folder(folder);
+  EXPECT_EQ(r.id, folder.filename().string());
+  EXPECT_EQ(r.status, RunStatus::Completed);
+  EXPECT_EQ(r.trial, -1);
+  EXPECT_EQ(r.seed, 0u);
+  EXPECT_EQ(r.seconds, 0.0);
+  EXPECT_EQ(r.error, "");
+  EXPECT_EQ(r.device, "");
+  EXPECT_EQ(RunIndex(dir.path / "runs").reindex(), 1);
+}
+
+// metrics.jsonl after a crash or a full disk: a torn last line, and lines that are not records, are
+// left out (with a warning); every complete record is read.
+TEST(Runs, MetricSeriesLeavesOutATornLastLine) {
+  TempDir dir;
+  std::ofstream(dir.path / "metrics.jsonl") << R"({"step": 1, "x": 0.5})" "\n" R"({"step": "2", "x": 1})" "\n"
+                                            << R"({"step": 3, "x": 1.5})" "\n" R"({"step": 4, "x": 2.)";
+  const auto series = read_metric_series(dir.path);
+  ASSERT_EQ(series.count("x"), 1u);
+  const std::vector<std::pair<std::int64_t, double>> want{{1, 0.5}, {3, 1.5}};
+  EXPECT_EQ(series.at("x"), want);
+}
