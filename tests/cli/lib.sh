@@ -65,3 +65,14 @@ release_every() {  # glob of run folders
 # has_line FILE TEXT: FILE exists and contains TEXT.
 has_line() { [[ -f $1 ]] && grep -qF -- "$2" "$1"; }
 STOP_REQUESTED="nexp: stop requested"
+
+# Starts the local one-node Slurm cluster of scripts/slurm-local in $WORK/slurm and points the Slurm
+# commands at it (root only: otherwise the test is skipped, exit 77). The test's EXIT trap calls
+# slurm_local_stop, so that the cluster's daemons do not outlive it.
+slurm_local_start() {
+  [[ $(id -u) == 0 ]] || { echo "skip: the local Slurm cluster needs root"; exit 77; }
+  export NEXP_SLURM_DIR=$WORK/slurm
+  "$NEXP_SOURCE_DIR/scripts/slurm-local" start || fail "scripts/slurm-local start"
+  export SLURM_CONF=$NEXP_SLURM_DIR/slurm.conf
+}
+slurm_local_stop() { "$NEXP_SOURCE_DIR/scripts/slurm-local" stop || true; }

@@ -1,16 +1,12 @@
 # An adaptive sweep on a real one-node Slurm cluster: the trials run in waves of --jobs array tasks,
 # and each wave's results reach the sampler before it proposes the next wave.
 source "$(dirname "$0")/lib.sh"
-[[ $(id -u) == 0 ]] || { echo "skip: the local Slurm cluster needs root"; exit 77; }
-SLURM_LOCAL=$NEXP_SOURCE_DIR/scripts/slurm-local
-export NEXP_SLURM_DIR=$WORK/slurm
-"$SLURM_LOCAL" start || fail "scripts/slurm-local start"
+slurm_local_start
 on_exit() {
-  "$SLURM_LOCAL" stop || true
+  slurm_local_stop
   cleanup
 }
 trap on_exit EXIT
-export SLURM_CONF=$NEXP_SLURM_DIR/slurm.conf
 
 printf 'method: fixture_crash.maybe\nparams: {sleep_ms: 0}\nobjective: value\n' > tpe.yaml
 expect_exit 0 nx run tpe.yaml -m 'params.x=uniform(0,10)' --sampler tpe --trials 5 --jobs 2 --launcher slurm

@@ -2,13 +2,9 @@
 # element asks for 2 tasks (#SBATCH --ntasks=2) and the trial's run starts its 2 ranks as the tasks of
 # one srun, which meet through a TCP store on the node; the result is the one-process result.
 source "$(dirname "$0")/lib.sh"
-[[ $(id -u) == 0 ]] || { echo "skip: the local Slurm cluster needs root"; exit 77; }
-SLURM_LOCAL=$NEXP_SOURCE_DIR/scripts/slurm-local
-export NEXP_SLURM_DIR=$WORK/slurm
-"$SLURM_LOCAL" start || fail "scripts/slurm-local start"
-on_exit() { "$SLURM_LOCAL" stop || true; cleanup; }
+slurm_local_start
+on_exit() { slurm_local_stop; cleanup; }
 trap on_exit EXIT
-export SLURM_CONF=$NEXP_SLURM_DIR/slurm.conf
 
 printf 'method: fixture_dist.dp_sgd\nthreads: 1\nobjective: {metric: loss, mode: min}\n' > dp.yaml
 expect_exit 0 nx -q run dp.yaml seed=1 experiment=one

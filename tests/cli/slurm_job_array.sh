@@ -3,20 +3,16 @@
 # at step 25 (params.hold_at): trials 0 and 2 are let go as they hold (whatever the node's cores),
 # trial 1 holds until it has been requeued, so the requeue always meets a running trial.
 source "$(dirname "$0")/lib.sh"
-[[ $(id -u) == 0 ]] || { echo "skip: the local Slurm cluster needs root"; exit 77; }
-SLURM_LOCAL=$NEXP_SOURCE_DIR/scripts/slurm-local
-export NEXP_SLURM_DIR=$WORK/slurm
-"$SLURM_LOCAL" start || fail "scripts/slurm-local start"
+slurm_local_start
 # On the way out: held trials are let go, the cluster stops (its daemons must not outlive the test),
 # and the scratch folder goes.
 on_exit() {
   local d
   for d in "$WORK"/runs/smoke/sweep/trial-*/artifacts; do touch "$d/release" 2>/dev/null || true; done
-  "$SLURM_LOCAL" stop || true
+  slurm_local_stop
   cleanup
 }
 trap on_exit EXIT
-export SLURM_CONF=$NEXP_SLURM_DIR/slurm.conf
 
 ARGS=(params.steps=60 params.checkpoint_every=10 dataset.n=200 dataset.d=5 params.lr=0.05)
 nx_exec -q run "$SCAFFOLD_SMOKE" "${ARGS[@]}" params.hold_at=25 -m 'seed=range(0,3)' objective=mse \
