@@ -313,6 +313,14 @@ class StatusFile {
     if (why.empty()) doc.erase("reason");
     else doc["reason"] = why;
   }
+  // Marks the run running from now, on disk and in the index.
+  void start() {
+    set(RunStatus::Running);
+    doc["started"] = now_iso8601();
+    doc.erase("ended");
+    write();
+    index();
+  }
   void write() const { write_file_atomic(file(), json_dump(doc, 2) + "\n"); }
   // The index follows the folder; a failure to update it loses nothing (`nexp runs --reindex`).
   void index() const noexcept {
@@ -627,11 +635,7 @@ RunResult execute(const RunPlan& plan, StatusFile& status, detail::RunSignals& s
   if (!plan.rank) write_meta(plan, *device, threads, status.doc["created"]);  // a rank's parent wrote it
   const ResumePoint from = resume_point(plan.folder, plan.resuming);
 
-  status.set(RunStatus::Running);
-  status.doc["started"] = now_iso8601();
-  status.doc.erase("ended");
-  status.write();
-  status.index();
+  status.start();
 
   auto log = make_run_logger(e.method, plan.folder / "log.txt");
   arm_signals(signals, status, plan.folder, plan.id);
@@ -659,11 +663,7 @@ RunResult execute_parent(const RunPlan& plan, StatusFile& status, detail::RunSig
   status.doc["processes"] = e.processes;
   std::shared_ptr<Device> device = resolve_device(plan.registry, e.device, e.device_options);
   write_meta(plan, *device, thread_count(e, plan.options), status.doc["created"]);
-  status.set(RunStatus::Running);
-  status.doc["started"] = now_iso8601();
-  status.doc.erase("ended");
-  status.write();
-  status.index();
+  status.start();
   arm_signals(signals, status, plan.folder, plan.id);
   logger().info("run {} ({} on {} ranks, seed {})", plan.id, e.method, e.processes, e.seed);
   const auto started = std::chrono::steady_clock::now();

@@ -30,9 +30,15 @@ wait_for "trial 1 to take the stop in" has_line "$DIR/slurm/${JOB}_1.out" "$STOP
 release "$T1"
 wait_for "trial 1 to be interrupted" grep -q '"interrupted"' "$T1/status.json"
 [[ $(status_of "$T1" reason) == checkpointed ]] || fail "trial 1 stopped at a checkpoint: $(cat "$T1/status.json")"
-# A requeued task waits before it may start again; let it go now.
-let_go() { scontrol update JobId="${JOB}_1" StartTime=now 2>/dev/null; }
-wait_for "the requeued task to be let go" let_go
+# A requeued task waits before it may start again (Slurm sets its begin time ahead). Bring the start
+# forward whenever the task is seen pending, until the trial has resumed: one update made while the task
+# was still on its way back to the queue would be overwritten by the requeue's own begin time.
+let_go() {
+  [[ $(squeue -h -j "${JOB}_1" -o %T 2>/dev/null) == PENDING ]] &&
+    scontrol update JobId="${JOB}_1" StartTime=now 2>/dev/null
+  grep -q '"resumed"' "$T1/meta.json" 2>/dev/null || [[ $(status_of "$T1" status) == completed ]]
+}
+wait_for "the requeued task to start again" let_go
 set +e; wait $PID; RC=$?; set -e
 [[ $RC == 0 ]] || fail "the sweep exits 0 once every trial completed, got $RC: $(cat sweep.err)"
 [[ $(count completed "$DIR") == 3 ]] || fail "three completed trials: $(cat "$DIR/trials.csv")"
