@@ -49,6 +49,8 @@ std::vector<TaskSpec> draw_tasks(World w, bool unseen, int n, nexp::Random& rng)
   return tasks;
 }
 
+double default_eps(World w) { return w == World::Household ? 0.5 : 0.1; }
+
 std::string Teacher::act(const Env& env, nexp::Random& rng) const {
   if (eps_ > 0 && rng.bernoulli(eps_)) {
     const auto actions = env.admissible();

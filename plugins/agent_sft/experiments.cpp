@@ -58,8 +58,6 @@ void RlRunOptions::declare(nexp::Options<RlRunOptions>& o) {
 
 void ExportOptions::declare(nexp::Options<ExportOptions>& o) { o.inherit<SftOptions>(); }
 
-double default_eps(World w) { return w == World::Household ? 0.5 : 0.1; }
-
 // ------------------------------------------------------------------ data set
 
 std::string EnvSet::describe() const {

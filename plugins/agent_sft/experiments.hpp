@@ -95,8 +95,4 @@ void run_tenth(nexp::RunContext& ctx);
 void run_rl(nexp::RunContext& ctx);
 void run_export(nexp::RunContext& ctx);
 
-// The teacher noise an environment uses when eps < 0: the value that puts the planner's success in
-// the 85-95% the paper's teachers reach (measured: tests/test_worlds.cpp).
-double default_eps(World w);
-
 }  // namespace agent_sft

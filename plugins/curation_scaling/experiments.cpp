@@ -1,5 +1,6 @@
 #include "experiments.hpp"
 
+#include <ATen/ops/tensor.h>
 #include <fmt/format.h>
 #include <nexp/error.hpp>
 #include <nexp/stats.hpp>

@@ -1,5 +1,6 @@
 #include "mlp.hpp"
 
+#include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
 
 #include <cmath>

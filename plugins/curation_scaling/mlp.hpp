@@ -10,7 +10,8 @@
 //                                   dL/dz = -beta (1 - sigma(.)) (e_c - e_r) / B
 //   REINFORCE (Williams 1992)       a ~ pi(.|x), reward R = 1[a = y], baseline b = mean R in the batch;
 //                                   surrogate L = -mean (R - b) log pi(a|x),  dL/dz = -(R - b)(e_a - p) / B
-#include <ATen/ATen.h>
+#include <ATen/core/Generator.h>
+#include <ATen/core/Tensor.h>
 
 #include <cstdint>
 

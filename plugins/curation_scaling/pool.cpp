@@ -1,5 +1,6 @@
 #include "pool.hpp"
 
+#include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
 #include <fmt/format.h>
 #include <nexp/error.hpp>

@@ -19,7 +19,7 @@
 // Every stage is judged by the cross entropy of a clean in-domain test split; ablation (proxy) runs see
 // only a clean validation split. `data: synthetic` replaces the images by a 10-class Gaussian pool
 // whose labels come from a random linear teacher (seconds; the smoke test).
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
 
 #include <nexp/dataset.hpp>
 #include <nexp/options.hpp>

@@ -3,9 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include <Eigen/Eigenvalues>
 #include <fmt/format.h>
 #include <nexp/error.hpp>
+
+#include "problems.hpp"
 
 namespace dsminimax {
 
@@ -21,11 +22,10 @@ std::vector<std::vector<double>> Mixing::dense() const {
 double second_eigenvalue_modulus(const std::vector<std::vector<double>>& w) {
   const auto n = static_cast<Eigen::Index>(w.size());
   if (n < 2) return 0.0;
-  Eigen::MatrixXd m(n, n);
+  Matrix m(n, n);
   for (Eigen::Index i = 0; i < n; ++i)
     for (Eigen::Index j = 0; j < n; ++j) m(i, j) = w[i][j];
-  Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> es(m, Eigen::EigenvaluesOnly);
-  const auto& ev = es.eigenvalues();  // ascending; ev(n-1) = 1
+  const Vector ev = symmetric_eigenvalues(m);  // ascending; ev(n-1) = 1
   return std::max(std::abs(ev(n - 2)), std::abs(ev(0)));
 }
 

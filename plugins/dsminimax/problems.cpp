@@ -23,10 +23,14 @@ Matrix gaussian(nexp::Random& rng, int rows, int cols, double scale) {
 
 double spectral_norm(const Matrix& m) {  // sqrt of the largest eigenvalue of m^T m
   const Matrix g = m.transpose() * m;
-  return std::sqrt(Eigen::SelfAdjointEigenSolver<Matrix>(g, Eigen::EigenvaluesOnly).eigenvalues().maxCoeff());
+  return std::sqrt(symmetric_eigenvalues(g).maxCoeff());
 }
 
 }  // namespace
+
+Vector symmetric_eigenvalues(const Matrix& m) {
+  return Eigen::SelfAdjointEigenSolver<Matrix>(m, Eigen::EigenvaluesOnly).eigenvalues();
+}
 
 Ncpl::Ncpl(const NcplSpec& s) : spec_(s) {
   if (s.rank > s.dim_y || s.rank < 1)

@@ -145,4 +145,8 @@ class RobustLogreg : public Problem {
 // Euclidean projection onto the probability simplex (sort-based, O(n log n)).
 void project_simplex(Vector& y);
 
+// The eigenvalues of a symmetric matrix, ascending (Eigen's SelfAdjointEigenSolver, eigenvalues only).
+// Defined in problems.cpp, the one file that instantiates Eigen's decompositions.
+Vector symmetric_eigenvalues(const Matrix& m);
+
 }  // namespace dsminimax

@@ -54,7 +54,8 @@ StudentConfig tiny(int context) {
   return c;
 }
 
-// 50 teacher steps, some of them the teacher's random actions: memorised exactly.
+// 50 teacher steps, some of them the teacher's random actions: memorised exactly. (150 updates: the loss
+// is ~0.03 after 100, ~0.008 after 150; 300 took twice the time for a test that asserts the same.)
 TEST(Student, OverfitsFiftyTeacherSteps) {
   const auto corpus = teacher_corpus(World::LinkLookup, 50, 4);
   const auto ws = all_windows(corpus, 256);
@@ -62,7 +63,7 @@ TEST(Student, OverfitsFiftyTeacherSteps) {
   Student s(c, 1);
   const double before = agreement(s, corpus);
   nexp::Random rng(2);
-  const double loss = s.train(ws, 300, rng);
+  const double loss = s.train(ws, 150, rng);
   EXPECT_LT(loss, 0.05);
   EXPECT_EQ(agreement(s, corpus), 1.0) << "before training: " << before;
 }

@@ -9,7 +9,6 @@
 #include <sstream>
 
 #include "corpus.hpp"
-#include "experiments.hpp"
 
 namespace agent_sft {
 namespace {
