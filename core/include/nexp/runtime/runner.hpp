@@ -69,4 +69,5 @@ NEXP_API RunResult resume_run(const std::filesystem::path& folder, const RunOpti
 // size and rendezvous come from the environment the parent set). Rank 0 writes the run's status.
 NEXP_API RunResult run_rank(const std::filesystem::path& folder, const RunOptions& options, Registry& registry);
 
+
 }  // namespace nexp
