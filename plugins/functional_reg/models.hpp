@@ -49,7 +49,7 @@ struct LinearFit {
   double intercept = 0;
   double lambda = 0;       // FLM: chosen penalty
   std::int64_t k = 0;      // FPCR: chosen components
-  Vector predict(const Matrix& x) const { return (x * b).array() + intercept; }
+  Vector predict(const Matrix& x) const;
 };
 
 // FLM on B-spline coefficients: Z = C G, penalty blockdiag(R). `lambdas` empty: a log grid.
