@@ -28,7 +28,7 @@ struct BasisOptions {
   double penalty = 1e-6;        // lambda of the per-curve fit
   Representation representation = Representation::BSpline;
   std::int64_t components = 8;  // FPC scores per predictor (fpca, pace)
-  static void declare(nexp::Options<BasisOptions>& o);
+  static void declare(nexp::Options<BasisOptions>& o);  // in plugin.cpp, with the other options
 };
 
 // Inputs of one sample set: rows = samples.
