@@ -1,5 +1,9 @@
 #include "basis.hpp"
 
+#include <Eigen/Cholesky>
+#include <Eigen/Eigenvalues>
+#include <Eigen/LU>
+#include <Eigen/QR>
 #include <fmt/format.h>
 #include <nexp/error.hpp>
 
@@ -96,6 +100,20 @@ Matrix BSplineBasis::gram_with(const std::function<Vector(double)>& values, int 
     g += w[q] * phi.row(static_cast<Eigen::Index>(q)).transpose() * values(t[q]).transpose();
   return g;
 }
+
+struct SymmetricSolver::Factor {
+  Eigen::LDLT<Matrix> ldlt;
+};
+
+SymmetricSolver::SymmetricSolver(const Matrix& a) : factor_(new Factor{Eigen::LDLT<Matrix>(a)}) {}
+SymmetricSolver::~SymmetricSolver() = default;
+SymmetricSolver::SymmetricSolver(SymmetricSolver&&) noexcept = default;
+bool SymmetricSolver::ok() const { return factor_->ldlt.info() == Eigen::Success; }
+double SymmetricSolver::rcond() const { return factor_->ldlt.rcond(); }
+Vector SymmetricSolver::solve(const Vector& b) const { return factor_->ldlt.solve(b); }
+Matrix SymmetricSolver::solve(const Matrix& b) const { return factor_->ldlt.solve(b); }
+
+Vector least_squares(const Matrix& x, const Vector& y) { return x.completeOrthogonalDecomposition().solve(y); }
 
 Matrix fourier(const std::vector<double>& t, int k) {
   Matrix psi(static_cast<Eigen::Index>(t.size()), k);
@@ -199,17 +217,67 @@ struct LocalFit {
   bool ok = false;                 // false: too little data in the window
 };
 
+// The features of a local polynomial at the offsets (u, v) from the centre: linear (1, u) or, on
+// two-dimensional bins, (1, u, v); quadratic (1, u, u^2) or (1, u, v, u^2, uv, v^2). Returns their number.
+enum class Degree { Linear, Quadratic };
+int features(Degree d, bool two, double u, double v, double* x) {
+  x[0] = 1.0, x[1] = u;
+  if (d == Degree::Linear) {
+    if (two) x[2] = v;
+    return two ? 3 : 2;
+  }
+  if (!two) {
+    x[2] = u * u;
+    return 3;
+  }
+  x[2] = v, x[3] = u * u, x[4] = u * v, x[5] = v * v;
+  return 6;
+}
+
+// The product of d[start .. start + length), halving as Eigen's unrolled reductions do (the same
+// rounding as the fixed-size prod() this replaces).
+double product_by_halves(const double* d, int start, int length) {
+  if (length == 1) return d[start];
+  const int half = length / 2;
+  return product_by_halves(d, start, half) * product_by_halves(d, start + half, length - half);
+}
+
+// Weighted least squares from the normal equations m beta = t (column-major P x P): the intercept,
+// the weight inv(m)(0, 0) of one observation of the centre bin (times K(0)^2 or K(0)), and whether m
+// is safely invertible. 2 and 3 features: Eigen's closed forms; 6: one partial-pivoting LU.
+template <int P>
+LocalFit solve_normal_small(const double* m, const double* t, double kernel0, double scale) {
+  const Eigen::Map<const Eigen::Matrix<double, P, P>> mm(m);
+  if (mm.determinant() <= 1e-10 * scale) return {};
+  const Eigen::Matrix<double, P, P> inv = mm.inverse();
+  return {(inv * Eigen::Map<const Eigen::Matrix<double, P, 1>>(t))(0), kernel0 * inv(0, 0), true};
+}
+
+LocalFit solve_normal(int p, const double* m, const double* t, double kernel0) {
+  double diagonal[6];
+  for (int i = 0; i < p; ++i) diagonal[i] = m[i * (p + 1)];
+  const double scale = product_by_halves(diagonal, 0, p);  // the determinant relative to it is scale-free
+  if (!(scale > 0)) return {};
+  if (p == 2) return solve_normal_small<2>(m, t, kernel0, scale);
+  if (p == 3) return solve_normal_small<3>(m, t, kernel0, scale);
+  const Eigen::Map<const Matrix> mm(m, p, p);
+  const Eigen::PartialPivLU<Matrix> lu(mm);
+  if (lu.determinant() <= 1e-10 * scale) return {};
+  const Matrix inv = lu.inverse();
+  const Vector tv = Eigen::Map<const Vector>(t, p);
+  return {(inv * tv)(0), kernel0 * inv(0, 0), true};
+}
+
 // Local polynomial fit at bin (a, c) of binned data (c = 0 for one-dimensional bins): weighted least
-// squares on the P features x(u, v) of the offsets from the centre, Epanechnikov (product) kernel of
-// bandwidth h; the value is the fitted intercept.
-template <int P, class Features>
-LocalFit local_poly(const Bins& b, double h, Eigen::Index a, Eigen::Index c, Features features) {
+// squares on the features of the offsets from the centre, Epanechnikov (product) kernel of bandwidth
+// h; the value is the fitted intercept.
+LocalFit local_poly(const Bins& b, double h, Eigen::Index a, Eigen::Index c, Degree degree) {
   const Eigen::Index g = b.w.rows();
   const bool two = b.w.cols() > 1;
   const double dx = 1.0 / static_cast<double>(g - 1);
   const auto r = static_cast<Eigen::Index>(h / dx);
-  Eigen::Matrix<double, P, P> m = Eigen::Matrix<double, P, P>::Zero();
-  Eigen::Matrix<double, P, 1> t = Eigen::Matrix<double, P, 1>::Zero();
+  double m[36] = {}, t[6] = {}, x[6];
+  const int p = features(degree, two, 0.0, 0.0, x);
   const Eigen::Index jlo = two ? std::max<Eigen::Index>(0, c - r) : 0, jhi = two ? std::min(g - 1, c + r) : 0;
   for (Eigen::Index i = std::max<Eigen::Index>(0, a - r); i <= std::min(g - 1, a + r); ++i)
     for (Eigen::Index j = jlo; j <= jhi; ++j) {
@@ -217,21 +285,13 @@ LocalFit local_poly(const Bins& b, double h, Eigen::Index a, Eigen::Index c, Fea
       const double u = static_cast<double>(i - a) * dx, v = two ? static_cast<double>(j - c) * dx : 0.0;
       const double k = epanechnikov(u / h) * (two ? epanechnikov(v / h) : 1.0);
       if (k == 0) continue;
-      const Eigen::Matrix<double, P, 1> x = features(u, v);
-      m += k * b.w(i, j) * x * x.transpose();
-      t += k * b.s(i, j) * x;
+      features(degree, two, u, v, x);
+      const double kw = k * b.w(i, j), ks = k * b.s(i, j);
+      for (int q = 0; q < p; ++q)
+        for (int l = 0; l < p; ++l) m[q * p + l] += (kw * x[l]) * x[q];
+      for (int l = 0; l < p; ++l) t[l] += ks * x[l];
     }
-  const double scale = m.diagonal().prod();  // the determinant relative to it is scale-free
-  if (!(scale > 0) || m.determinant() <= 1e-10 * scale) return {};
-  const Eigen::Matrix<double, P, P> inv = m.inverse();
-  return {(inv * t)(0), std::pow(epanechnikov(0), two ? 2 : 1) * inv(0, 0), true};
-}
-
-Eigen::Vector2d linear1(double u, double) { return Eigen::Vector2d(1.0, u); }
-Eigen::Vector3d linear2(double u, double v) { return Eigen::Vector3d(1.0, u, v); }
-Eigen::Vector3d quadratic1(double u, double) { return Eigen::Vector3d(1.0, u, u * u); }
-Eigen::Matrix<double, 6, 1> quadratic2(double u, double v) {
-  return (Eigen::Matrix<double, 6, 1>() << 1.0, u, v, u * u, u * v, v * v).finished();
+  return solve_normal(p, m, t, std::pow(epanechnikov(0), two ? 2 : 1));
 }
 
 // Local linear smoother of binned data at every bin (one- or two-dimensional; the two-dimensional
@@ -243,7 +303,7 @@ Smooth local_linear(const Bins& b, double h) {
   Matrix self = Matrix::Zero(g, cols);
   for (Eigen::Index a = 0; a < g; ++a)
     for (Eigen::Index c = (cols == 1 ? 0 : a); c < cols; ++c) {
-      const LocalFit f = cols == 1 ? local_poly<2>(b, h, a, c, linear1) : local_poly<3>(b, h, a, c, linear2);
+      const LocalFit f = local_poly(b, h, a, c, Degree::Linear);
       if (!f.ok) return out;  // gcv stays infinite
       out.fit(a, c) = f.value, self(a, c) = f.self;
       if (cols > 1) out.fit(c, a) = f.value, self(c, a) = f.self;
@@ -342,7 +402,8 @@ Pace fit_pace(const std::vector<Curve>& curves, int components, int grid_points)
   int count = 0;
   for (int k = 0; k < g; ++k) {
     if (p.grid[k] < 0.25 || p.grid[k] > 0.75) continue;
-    const LocalFit v = local_poly<3>(diagonal, hv, k, 0, quadratic1), c = local_poly<6>(raw, hc, k, k, quadratic2);
+    const LocalFit v = local_poly(diagonal, hv, k, 0, Degree::Quadratic),
+                   c = local_poly(raw, hc, k, k, Degree::Quadratic);
     sum += (v.ok ? v.value : vlin.fit(k, 0)) - (c.ok ? c.value : p.covariance(k, k)), ++count;
   }
   const double level = std::max(p.covariance.diagonal().mean(), 1e-300);

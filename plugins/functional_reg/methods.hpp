@@ -1,9 +1,10 @@
 #pragma once
-// nexp glue: the single-fit methods (functional_reg.equal_width, .bottleneck, .funcnn, .raw_mlp, .flm,
-// .fpcr) and functional_reg.study, which redraws the problem over a grid (n, m, M, irregular points)
-// and repeats (or the folds of repeated k-fold cross-validation), fits several arms on each draw and
-// reports levels, log-log slopes in n, changes between consecutive values of m or M, and paired
-// differences between arms.
+// nexp glue, implemented in plugin.cpp next to the registration: the options of every method (also
+// BasisOptions and NetOptions), the single-fit methods (functional_reg.equal_width, .bottleneck,
+// .funcnn, .raw_mlp, .flm, .fpcr) and functional_reg.study, which redraws the problem over a grid (n, m,
+// M, irregular points) and repeats (or the folds of repeated k-fold cross-validation), fits several arms
+// on each draw and reports levels, log-log slopes in n, changes between consecutive values of m or M,
+// and paired differences between arms.
 #include <nexp/nexp.hpp>
 
 #include <cmath>

@@ -6,15 +6,6 @@
 
 namespace functional_reg {
 
-void BasisOptions::declare(nexp::Options<BasisOptions>& o) {
-  o.add("M", &BasisOptions::M, "cubic B-spline functions per predictor (truncation level)").range(4, 200);
-  o.add("penalty", &BasisOptions::penalty, "roughness penalty lambda of each curve's spline fit").min(0);
-  o.add("basis", &BasisOptions::representation,
-        "features: B-spline coefficients of each curve, FPC scores of those, or PACE scores (sparse curves)",
-        {{"bspline", Representation::BSpline}, {"fpca", Representation::Fpca}, {"pace", Representation::Pace}});
-  o.add("components", &BasisOptions::components, "FPC scores per predictor (basis fpca or pace)").range(1, 200);
-}
-
 namespace {
 
 Matrix coefficients(const std::vector<Curve>& curves, const BSplineBasis& basis, const Matrix& r, double lambda,
@@ -122,10 +113,10 @@ LinearFit fit_flm(const Matrix& c, const Vector& y, const Matrix& gram, const Ma
   for (double lambda : lambdas) {
     // A tiny ridge keeps the system positive definite where Z is rank-deficient (e.g. n < P M).
     const Matrix a = ztz + lambda * pen + 1e-10 * scale * Matrix::Identity(P * M, P * M);
-    Eigen::LDLT<Matrix> ldlt(a);
+    const SymmetricSolver ldlt(a);
     const Vector b = ldlt.solve(zty);
     const double rss = (yc - zc * b).squaredNorm();
-    const double trace = (ldlt.solve(ztz)).trace();
+    const double trace = ldlt.solve(ztz).trace();
     const double denom = static_cast<double>(n) - 1.0 - trace;
     const double gcv = denom > 0 ? static_cast<double>(n) * rss / (denom * denom) : INFINITY;
     if (gcv < best_gcv) {
@@ -146,7 +137,7 @@ LinearFit fit_flm(const Matrix& c, const Vector& y, const Matrix& gram, const Ma
 Vector flm_beta(const LinearFit& f, const BSplineBasis& basis, std::int64_t p, const std::vector<double>& t) {
   const Eigen::Index M = basis.size();
   const Vector bg = f.b.segment(p * M, M);  // = G b_p
-  const Vector b = basis.gram().ldlt().solve(bg);
+  const Vector b = SymmetricSolver(basis.gram()).solve(bg);
   return basis.evaluate(t) * b;
 }
 
@@ -154,10 +145,12 @@ LinearFit fit_ols(const Matrix& x, const Vector& y) {
   LinearFit f;
   const Vector mean = x.colwise().mean().transpose();
   const Matrix xc = x.rowwise() - mean.transpose();
-  f.b = xc.completeOrthogonalDecomposition().solve((y.array() - y.mean()).matrix());
+  f.b = least_squares(xc, (y.array() - y.mean()).matrix());
   f.intercept = y.mean() - mean.dot(f.b);
   return f;
 }
+
+Vector LinearFit::predict(const Matrix& x) const { return (x * b).array() + intercept; }
 
 double mean_square(const Vector& a, const Vector& b) { return (a - b).squaredNorm() / static_cast<double>(a.size()); }
 double rmse(const Vector& a, const Vector& b) { return std::sqrt(mean_square(a, b)); }

@@ -28,7 +28,7 @@ struct BasisOptions {
   double penalty = 1e-6;        // lambda of the per-curve fit
   Representation representation = Representation::BSpline;
   std::int64_t components = 8;  // FPC scores per predictor (fpca, pace)
-  static void declare(nexp::Options<BasisOptions>& o);
+  static void declare(nexp::Options<BasisOptions>& o);  // in plugin.cpp, with the other options
 };
 
 // Inputs of one sample set: rows = samples.
@@ -49,7 +49,7 @@ struct LinearFit {
   double intercept = 0;
   double lambda = 0;       // FLM: chosen penalty
   std::int64_t k = 0;      // FPCR: chosen components
-  Vector predict(const Matrix& x) const { return (x * b).array() + intercept; }
+  Vector predict(const Matrix& x) const;
 };
 
 // FLM on B-spline coefficients: Z = C G, penalty blockdiag(R). `lambdas` empty: a log grid.

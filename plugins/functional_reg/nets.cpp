@@ -1,32 +1,12 @@
 #include "nets.hpp"
 
 #include <ATen/CPUGeneratorImpl.h>
-#include <fmt/format.h>
-#include <nexp/options.hpp>
 #include <torch/torch.h>
 
 #include <algorithm>
 #include <cmath>
 
 namespace functional_reg {
-
-void NetOptions::declare(nexp::Options<NetOptions>& o) {
-  o.add("J", &NetOptions::J, "bottleneck: number of indices").range(1, 64);
-  o.add("width", &NetOptions::width, "hidden width; 0: the sizing rule").range(0, 4096);
-  o.add("depth", &NetOptions::depth, "hidden layers; 0: the sizing rule").range(0, 32);
-  o.add("neurons", &NetOptions::neurons, "funcnn: functional neurons").range(1, 256);
-  o.add("weight_functions", &NetOptions::weight_functions, "funcnn: basis functions per weight function")
-      .range(1, 101);
-  o.add("weight_basis", &NetOptions::weight_basis, "funcnn: basis of the weight functions (B-splines need >= 4)",
-        {{"fourier", WeightBasis::Fourier}, {"bspline", WeightBasis::BSpline}});
-  o.add("lr", &NetOptions::lr, "Adam step size").range(1e-6, 1);
-  o.add("weight_decay", &NetOptions::weight_decay, "L2 penalty of Adam").min(0);
-  o.add("batch_size", &NetOptions::batch_size, "minibatch size").range(1, 100000);
-  o.add("max_epochs", &NetOptions::max_epochs, "most epochs").range(1, 100000);
-  o.add("patience", &NetOptions::patience, "stop after this many epochs without a better validation loss")
-      .range(1, 100000);
-  o.add("linear_link", &NetOptions::linear_link, "bottleneck: identity link after the index layer (a linear model)");
-}
 
 NetShape net_shape(Architecture a, const NetOptions& o, std::int64_t n) {
   NetShape s;

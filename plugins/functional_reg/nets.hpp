@@ -43,7 +43,7 @@ struct NetOptions {
   std::int64_t max_epochs = 300;
   std::int64_t patience = 25;
   bool linear_link = false;      // bottleneck: the identity after the index layer (a linear model)
-  static void declare(nexp::Options<NetOptions>& o);
+  static void declare(nexp::Options<NetOptions>& o);  // in plugin.cpp, with the other options
 };
 
 struct NetShape {
