@@ -1,6 +1,7 @@
 # Adaptive sweeps end to end: --sampler tpe --trials N with the local launcher (a slot asks the sampler
 # as it frees), the history in the sweep folder, a larger budget that continues the same search, the
-# same trials as an uninterrupted sweep, the YAML form, and the errors.
+# same trials as an uninterrupted sweep, the YAML form, the same trials as the sampler in process
+# (bench/samplers' Branin as a method), and the errors.
 source "$(dirname "$0")/lib.sh"
 # The trials' values of one column of trials.csv, in trial order.
 column() { python3 -c "import csv,sys; print(' '.join(r[sys.argv[2]] for r in csv.DictReader(open(sys.argv[1]))))" "$1" "$2"; }
