@@ -2,10 +2,15 @@
 // per trial (impl, sampler, objective, seed, trial, value, best so far, seconds the sampler took to
 // propose it). bench/samplers.sh runs it beside Optuna and prints the comparison.
 //   nexp_sampler_bench SEEDS BUDGET [OBJECTIVE ...] > nexp.csv
+// The same history given to both sides (bench/samplers_same_history.py): TPE's next proposal after the
+// trials of HISTORY (a CSV of x0, x1, ..., value in trial order), once for each of SEEDS seeds.
+//   nexp_sampler_bench propose OBJECTIVE HISTORY SEEDS > proposals.csv
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -14,17 +19,79 @@
 
 using namespace nexp;
 
+namespace {
+
+const bench::Objective* find_objective(const std::string& name) {
+  static const std::vector<bench::Objective> all = bench::objectives();
+  for (const auto& o : all)
+    if (o.name == name) return &o;
+  return nullptr;
+}
+
+std::vector<samplers::Observation> read_history(const std::string& path, std::size_t dims) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);  // header
+  std::vector<samplers::Observation> history;
+  while (std::getline(in, line)) {
+    std::stringstream row(line);
+    std::vector<double> cells;
+    for (std::string cell; std::getline(row, cell, ',');) cells.push_back(std::stod(cell));
+    if (cells.size() != dims + 1) continue;
+    samplers::Observation o;
+    o.number = static_cast<int>(history.size());
+    o.x.assign(cells.begin(), cells.end() - 1);
+    o.values = {cells.back()};
+    history.push_back(std::move(o));
+  }
+  return history;
+}
+
+// TPE's proposal for trial len(history), seeds 0..SEEDS-1, with the default density and with Optuna
+// 3.1.0's (each kernel's -log sigma left out).
+int propose(const std::string& name, const std::string& path, int seeds) {
+  const bench::Objective* obj = find_objective(name);
+  if (!obj) {
+    std::fprintf(stderr, "unknown objective '%s'\n", name.c_str());
+    return 2;
+  }
+  const auto history = read_history(path, obj->space.size());
+  std::printf("impl,sampler,seed");
+  for (const auto& d : obj->space) std::printf(",%s", d.key.c_str());
+  std::printf("\n");
+  for (const bool scale : {true, false}) {
+    samplers::TpeOptions o;
+    o.kernel_scale = scale;
+    for (int seed = 0; seed < seeds; ++seed) {
+      samplers::TpeSampler s(obj->space, static_cast<std::uint64_t>(seed), o);
+      const samplers::Point x = s.ask(history, static_cast<int>(history.size()));
+      std::printf("nexp,%s,%d", scale ? "tpe" : "tpe_optuna310", seed);
+      for (double v : x) std::printf(",%.17g", v);
+      std::printf("\n");
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  if (argc == 5 && std::string(argv[1]) == "propose") return propose(argv[2], argv[3], std::atoi(argv[4]));
   if (argc < 3) {
-    std::fprintf(stderr, "usage: %s SEEDS BUDGET [OBJECTIVE ...]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s SEEDS BUDGET [OBJECTIVE ...] | propose OBJECTIVE HISTORY SEEDS\n", argv[0]);
     return 2;
   }
   const int seeds = std::atoi(argv[1]), budget = std::atoi(argv[2]);
   const std::vector<std::string> only(argv + 3, argv + argc);
+  // NEXP_SAMPLERS (comma-separated) picks the samplers; tpe_optuna310 is TPE with Optuna 3.1.0's density.
+  const char* env = std::getenv("NEXP_SAMPLERS");
+  std::vector<std::string> names;
+  std::stringstream list(env && *env ? env : "tpe,random,tpe_optuna310");
+  for (std::string name; std::getline(list, name, ',');) names.push_back(name);
   std::printf("impl,sampler,objective,seed,trial,value,best,ask_seconds\n");
   for (const auto& obj : bench::objectives()) {
     if (!only.empty() && std::find(only.begin(), only.end(), obj.name) == only.end()) continue;
-    for (const std::string sampler : {"tpe", "random", "tpe_optuna310"})
+    for (const std::string& sampler : names)
       for (int seed = 0; seed < seeds; ++seed) {
         // tpe_optuna310: the density as Optuna 3.1.0 computes it (samplers/tpe.hpp), for comparison.
         samplers::TpeOptions compat;

@@ -19,9 +19,13 @@ BENCH=$BUILD/tests/nexp_sampler_bench
 # Debian's python3-optuna lives with the system interpreter (a python3 earlier on PATH may lack it).
 PY=${PYTHON:-$(command -v /usr/bin/python3 || command -v python3)}
 "$PY" -c "import optuna" 2>/dev/null || { echo "samplers: needs python3-optuna (scripts/setup --bench)" >&2; exit 2; }
+# The samplers of each side (NEXP_SAMPLERS, OPTUNA_SAMPLERS; add cmaes to both for CMA-ES): nexp's TPE
+# with its own density and with Optuna 3.1.0's, Optuna's TPE as released and with the density corrected.
+export NEXP_SAMPLERS=${NEXP_SAMPLERS:-tpe,random,tpe_optuna310}
+export OPTUNA_SAMPLERS=${OPTUNA_SAMPLERS:-tpe,random,tpe_scaled}
 "$BENCH" "$SEEDS" "$BUDGET" "$@" > "$OUT/nexp.csv"
 "$PY" "$ROOT/bench/samplers_optuna.py" "$SEEDS" "$BUDGET" "$@" > "$OUT/optuna.csv"
 # The sampler's own time at 200 trials (Branin, 3 seeds).
-"$BENCH" 3 200 branin > "$OUT/nexp_200.csv"
-"$PY" "$ROOT/bench/samplers_optuna.py" 3 200 branin > "$OUT/optuna_200.csv"
+NEXP_SAMPLERS=tpe "$BENCH" 3 200 branin > "$OUT/nexp_200.csv"
+OPTUNA_SAMPLERS=tpe "$PY" "$ROOT/bench/samplers_optuna.py" 3 200 branin > "$OUT/optuna_200.csv"
 "$PY" "$ROOT/bench/samplers_report.py" "$OUT"

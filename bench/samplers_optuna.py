@@ -2,15 +2,20 @@
 """Optuna's samplers on the objectives of bench/samplers_objectives.hpp (the same formulas), one CSV row
 per trial in the format of nexp_sampler_bench: impl, sampler, objective, seed, trial, value, best so
 far, seconds the sampler took to propose it (ask plus the suggest calls, where Optuna's independent
-sampling happens). Defaults throughout: TPESampler(seed=s) and RandomSampler(seed=s).
+sampling happens). Defaults throughout: TPESampler(seed=s), RandomSampler(seed=s) and, when OPTUNA_SAMPLERS
+names them, CmaEsSampler(seed=s) (needs python3-cmaes) and tpe_scaled: TPESampler(seed=s) with the
+kernel density Optuna 3.1.0 computes corrected (each kernel's -log sigma put back, as nexp does).
 
     samplers_optuna.py SEEDS BUDGET [OBJECTIVE ...] > optuna.csv
 """
 import math
+import os
 import sys
 import time
 
+import numpy as np
 import optuna
+from optuna.samplers._tpe import _truncnorm as truncnorm
 
 M64 = (1 << 64) - 1
 
@@ -70,6 +75,27 @@ OBJECTIVES = {"branin": branin, "hartmann6": hartmann6, "rosenbrock10": rosenbro
               "noisy_hartmann6": noisy_hartmann6, "mixed": mixed}
 
 
+def scaled_logpdf(x, a, b, loc=0, scale=1):
+    """The truncated normal's log density with the -log(scale) that Optuna 3.1.0's _truncnorm.logpdf
+    leaves out (optuna issue #5109, fixed by pull request #5110 in later releases)."""
+    return UNSCALED_LOGPDF(x, a, b, loc=loc, scale=scale) - np.log(scale)
+
+
+UNSCALED_LOGPDF = truncnorm.logpdf
+
+
+def use_density(scaled):
+    truncnorm.logpdf = scaled_logpdf if scaled else UNSCALED_LOGPDF
+
+
+# Optuna's defaults throughout; OPTUNA_SAMPLERS (comma-separated) picks them. tpe_scaled: TPESampler with
+# each kernel's density normalised (what nexp's TPE computes by default).
+SAMPLERS = {"tpe": lambda seed: optuna.samplers.TPESampler(seed=seed),
+            "tpe_scaled": lambda seed: optuna.samplers.TPESampler(seed=seed),
+            "random": lambda seed: optuna.samplers.RandomSampler(seed=seed),
+            "cmaes": lambda seed: optuna.samplers.CmaEsSampler(seed=seed)}
+
+
 class Timed:
     """A trial whose suggest calls are timed (Optuna's independent sampling runs inside them)."""
 
@@ -96,9 +122,10 @@ def main():
     out.write("impl,sampler,objective,seed,trial,value,best,ask_seconds\n")
     for name in only:
         f = OBJECTIVES[name]
-        for sampler_name in ("tpe", "random"):
+        for sampler_name in os.environ.get("OPTUNA_SAMPLERS", "tpe,random").split(","):
+            use_density(sampler_name == "tpe_scaled")
             for seed in range(seeds):
-                sampler = optuna.samplers.TPESampler(seed=seed) if sampler_name == "tpe" else optuna.samplers.RandomSampler(seed=seed)
+                sampler = SAMPLERS[sampler_name](seed)
                 study = optuna.create_study(sampler=sampler)
                 best = math.inf
                 for n in range(budget):

@@ -149,18 +149,25 @@ struct FitOutcome {
   bool stopped = false;
   double train_loss = 0.0;        // mean over the last logging interval
   double images_per_second = 0.0;  // training throughput of this process
+  double val_accuracy = 0.0;       // the last one logged (with a validation set)
 };
 
-// Trains `model` for o.epochs. With checkpoint_every > 0, saves model + optimizer + step every
-// checkpoint_every steps (and at the end, and when a stop is requested) and continues from
+// Images held out of training, scored every `every` steps (0: at the end only) as val_accuracy.
+struct Validation {
+  at::Tensor x, y;
+  std::int64_t every = 0;
+};
+
+// Trains `model` for o.epochs on (train_x, train_y). With checkpoint_every > 0, saves model + optimizer +
+// step every checkpoint_every steps (and at the end, and when a stop is requested) and continues from
 // ctx.checkpoint() when resumed; 0: no checkpoints. `step_offset` shifts the logged steps (several
-// models in one run).
-FitOutcome fit(nexp::RunContext& ctx, Vit& model, const nexp::TensorDataset& data, const Normalizer& norm,
-               const FitOptions& o, std::uint64_t seed, std::int64_t checkpoint_every, std::int64_t step_offset,
-               const std::string& label) {
+// models in one run). With a validation set, logs val_accuracy on it as it goes (and at the end).
+FitOutcome fit(nexp::RunContext& ctx, Vit& model, const at::Tensor& train_x, const at::Tensor& train_y,
+               const Normalizer& norm, const FitOptions& o, std::uint64_t seed, std::int64_t checkpoint_every,
+               std::int64_t step_offset, const std::string& label, const Validation* val = nullptr) {
   const bool checkpoints = checkpoint_every > 0;
   const c10::Device device = nexp::torch_device(ctx);
-  const std::int64_t n_train = data.train_x.size(0);
+  const std::int64_t n_train = train_x.size(0);
   const std::int64_t per_epoch = n_train / o.batch_size;
   if (per_epoch < 1)
     throw nexp::ConfigError(fmt::format("params.batch_size = {} exceeds the {} training images; lower it or raise "
@@ -180,6 +187,7 @@ FitOutcome fit(nexp::RunContext& ctx, Vit& model, const nexp::TensorDataset& dat
       out.train_loss = state.at("train_loss").get<double>();
       loss_sum = state.at("loss_sum").get<double>();
       loss_count = state.at("loss_count").get<std::int64_t>();
+      out.val_accuracy = state.value("val_accuracy", 0.0);
       ctx.restore_rng_state();
     }
   }
@@ -198,9 +206,9 @@ FitOutcome fit(nexp::RunContext& ctx, Vit& model, const nexp::TensorDataset& dat
     }
     at::Tensor idx = order.slice(0, position * o.batch_size, (position + 1) * o.batch_size);
     at::Generator g = stream(seed, 2, static_cast<std::uint64_t>(step));
-    at::Tensor x = augment(data.train_x.index_select(0, idx), o.augment_shift, o.augment_flip, g);
+    at::Tensor x = augment(train_x.index_select(0, idx), o.augment_shift, o.augment_flip, g);
     x = prepare(x, grid, patch, norm);
-    at::Tensor y = data.train_y.index_select(0, idx).to(device);
+    at::Tensor y = train_y.index_select(0, idx).to(device);
 
     const double lr = learning_rate(o, step, total);
     for (auto& group : optimizer.param_groups()) static_cast<torch::optim::AdamWOptions&>(group.options()).lr(lr);
@@ -214,16 +222,27 @@ FitOutcome fit(nexp::RunContext& ctx, Vit& model, const nexp::TensorDataset& dat
     ++loss_count, ++step, images += idx.size(0);
     bar.advance();
 
-    if (step % o.log_every == 0 || step == total) {
-      out.train_loss = loss_sum / static_cast<double>(loss_count);
-      ctx.log_metrics(step_offset + step, {{"train_loss", out.train_loss}, {"lr", lr}});
-      bar.note(fmt::format("loss {:.3f}", out.train_loss));
-      loss_sum = 0.0, loss_count = 0;
+    const bool log_loss = step % o.log_every == 0 || step == total;
+    const bool log_val = val && ((val->every > 0 && step % val->every == 0) || step == total);
+    if (log_loss || log_val) {
+      std::map<std::string, double> line;
+      if (log_loss) {
+        out.train_loss = loss_sum / static_cast<double>(loss_count);
+        line = {{"train_loss", out.train_loss}, {"lr", lr}};
+        bar.note(fmt::format("loss {:.3f}", out.train_loss));
+        loss_sum = 0.0, loss_count = 0;
+      }
+      if (log_val) {
+        line["val_accuracy"] = accuracy(predict(model, val->x, grid, norm, device, o.eval_batch), val->y);
+        out.val_accuracy = line["val_accuracy"];
+      }
+      ctx.log_metrics(step_offset + step, line);
     }
     if (checkpoints && (step % checkpoint_every == 0 || step == total || ctx.stop_requested())) {
       // The running loss sum goes with the checkpoint, so a resumed run logs exactly what the original did.
-      const nlohmann::json state = {{"step", step}, {"train_loss", out.train_loss}, {"loss_sum", loss_sum},
-                                    {"loss_count", loss_count}};
+      const nlohmann::json state = {{"step", step},          {"train_loss", out.train_loss},
+                                    {"loss_sum", loss_sum},  {"loss_count", loss_count},
+                                    {"val_accuracy", out.val_accuracy}};
       ctx.save_checkpoint([&](const fs::path& dir) {
         torch::save(model, (dir / "model.pt").string());
         torch::save(optimizer, (dir / "optimizer.pt").string());
@@ -296,6 +315,18 @@ at::Tensor predict(Vit& model, const at::Tensor& images, std::int64_t grid, cons
 void run_train(nexp::RunContext& ctx) {
   const auto& data = image_data(ctx);
   const auto o = ctx.options<TrainOptions>();
+  // A validation set: the last val_size training images, held out of training (the pixel statistics of
+  // the normalisation are still those of every training image).
+  const std::int64_t n = data.train_x.size(0), n_fit = n - o.val_size;
+  if (o.val_every > 0 && o.val_size == 0)
+    throw nexp::ConfigError(fmt::format("{}: params.val_every = {} needs a validation set; set params.val_size > 0",
+                                        ctx.method_name(), o.val_every));
+  if (n_fit < o.batch_size)
+    throw nexp::ConfigError(fmt::format("{}: params.val_size = {} leaves {} of the {} training images, fewer than a "
+                                        "batch ({}); lower val_size or raise dataset.train_size",
+                                        ctx.method_name(), o.val_size, n_fit, n, o.batch_size));
+  const at::Tensor fit_x = data.train_x.slice(0, 0, n_fit), fit_y = data.train_y.slice(0, 0, n_fit);
+  const Validation val{data.train_x.slice(0, n_fit, n), data.train_y.slice(0, n_fit, n), o.val_every};
   const ModelConfig cfg = model_config(o, data);
   const Normalizer norm = normalizer(data.train_x);
   Vit model(cfg);
@@ -304,12 +335,14 @@ void run_train(nexp::RunContext& ctx) {
   ctx.log().info("{}: {} parameters, {} position-bias parameters per head, grid {}x{}", cfg.variant,
                  count_parameters(model), cfg.rpb_params_per_head(), cfg.grid(), cfg.grid());
 
-  const FitOutcome fitted = fit(ctx, model, data, norm, o, ctx.seed(), o.checkpoint_every, 0, cfg.variant);
+  const FitOutcome fitted = fit(ctx, model, fit_x, fit_y, norm, o, ctx.seed(), o.checkpoint_every, 0, cfg.variant,
+                                o.val_size > 0 ? &val : nullptr);
   if (fitted.stopped) return;
   ctx.summary("train_loss", fitted.train_loss);
+  if (o.val_size > 0) ctx.summary("val_accuracy", fitted.val_accuracy);
   if (fitted.images_per_second > 0) ctx.summary("images_per_second", fitted.images_per_second);
 
-  const std::int64_t steps = o.epochs * (data.train_x.size(0) / o.batch_size);
+  const std::int64_t steps = o.epochs * (n_fit / o.batch_size);
   at::Tensor probs = predict(model, data.test_x, cfg.grid(), norm, nexp::torch_device(ctx), o.eval_batch);
   nexp::score_predictions(ctx, steps, "test", probs, data.test_y);
   ctx.summary("test_accuracy", accuracy(probs, data.test_y));  // reported even when `metrics:` omits it
@@ -407,7 +440,7 @@ void run_transfer(nexp::RunContext& ctx) {
       Vit model(cfg);
       model->to(nexp::torch_device(ctx));
       const std::string label = fmt::format("{} r{}", cfg.variant, entries[i].replica);
-      const FitOutcome f = fit(ctx, model, data, normalizer(data.train_x), o, seed, /*checkpoint_every=*/0,
+      const FitOutcome f = fit(ctx, model, data.train_x, data.train_y, normalizer(data.train_x), o, seed, /*checkpoint_every=*/0,
                                static_cast<std::int64_t>(i) * steps, label);
       if (f.stopped) return;
       save_model(model, normalizer(data.train_x), entries[i].file);

@@ -79,10 +79,18 @@ struct FitOptions {
 // ddr.train
 struct TrainOptions : ModelOptions, FitOptions {
   std::int64_t checkpoint_every = 200;
+  std::int64_t val_size = 0, val_every = 0;
   static void declare(nexp::Options<TrainOptions>& o) {
     o.inherit<ModelOptions>();
     o.inherit<FitOptions>();
     o.add("checkpoint_every", &TrainOptions::checkpoint_every, "steps between checkpoints (and at the end)").min(1);
+    o.add("val_size", &TrainOptions::val_size,
+          "the last val_size training images are held out as a validation set (not trained on); 0 = none")
+        .min(0);
+    o.add("val_every", &TrainOptions::val_every,
+          "steps between val_accuracy lines in metrics.jsonl (what a sweep's pruner reads), and at the end; "
+          "needs val_size > 0; 0 = only at the end")
+        .min(0);
   }
 };
 

@@ -15,6 +15,8 @@ void register_components(nexp::Registrar& r) {
   r.metric("parameters", Direction::None, "learned parameters of the whole model");
   r.metric("images_per_second", Direction::Maximize, "training throughput (images per second of training steps)")
       .measures_time();
+  r.metric("val_accuracy", Direction::Maximize,
+           "accuracy on the held-out validation images (params.val_size > 0), logged every params.val_every steps");
   r.metric("grid", Direction::None, "side of the patch grid the model was evaluated on");
   r.metric("swin_rpb_params_per_head", Direction::None, "parameters per head of Swin's table at the same window");
   r.metric("transfer_closed_form", Direction::Maximize,

@@ -1,6 +1,7 @@
 # Adaptive sweeps end to end: --sampler tpe --trials N with the local launcher (a slot asks the sampler
 # as it frees), the history in the sweep folder, a larger budget that continues the same search, the
-# same trials as an uninterrupted sweep, the YAML form, and the errors.
+# same trials as an uninterrupted sweep, the YAML form, the same trials as the sampler in process
+# (bench/samplers' Branin as a method), and the errors.
 source "$(dirname "$0")/lib.sh"
 # The trials' values of one column of trials.csv, in trial order.
 column() { python3 -c "import csv,sys; print(' '.join(r[sys.argv[2]] for r in csv.DictReader(open(sys.argv[1]))))" "$1" "$2"; }
@@ -87,6 +88,31 @@ expect_exit 0 nx report runs/two/sweep -o two.html
 grep -q "<h2>Pareto front</h2>" two.html || fail "the report shows the Pareto front"
 expect_exit 2 nx run two.yaml -m 'params.lr=loguniform(0.001,0.5)' --sampler tpe --trials 6 experiment=two_tpe
 expect_contains "$ERR" "use --sampler nsga2" "tpe with two objectives"
+
+# Through the launcher TPE proposes what it proposes in process: bench/samplers' Branin as a method
+# (fixture_objectives), 15 trials (10 startup draws, 5 from the model) against nexp_sampler_bench with
+# the same seed. The sweep keeps 12 significant digits of each proposal, so the values agree to 1e-9.
+cat > branin.yaml <<YAML
+method: fixture_objectives.evaluate
+params: {function: branin}
+objective: {metric: value, mode: min}
+sweep:
+  sampler: tpe
+  trials: 15
+  seed: 4
+  params:
+    params.x1: uniform(-5, 10)
+    params.x2: uniform(0, 15)
+YAML
+expect_exit 0 nx run branin.yaml --jobs 1
+"$NEXP_BUILD_DIR/tests/nexp_sampler_bench" 5 15 branin > inprocess.csv || fail "nexp_sampler_bench runs"
+python3 - "$WORK/runs/branin/sweep/trials.csv" inprocess.csv <<'PY' || fail "the sweep's Branin values are the in-process sampler's"
+import csv, sys
+ours = [float(r["value"]) for r in csv.DictReader(open(sys.argv[1]))]
+ref = [float(r["value"]) for r in csv.DictReader(open(sys.argv[2])) if r["sampler"] == "tpe" and r["seed"] == "4"]
+assert len(ours) == len(ref) == 15, (ours, ref)
+assert all(abs(a - b) <= 1e-9 * max(1, abs(b)) for a, b in zip(ours, ref)), list(zip(ours, ref))
+PY
 
 # Errors: exit 2 and what to do.
 expect_exit 2 nx run tpe.yaml -m "${AXES[@]}" --sampler tpe experiment=c

@@ -15,9 +15,15 @@
 //   - categorical kernels put prior_weight / kernels on every choice and 1 more on the observed one;
 //   - n_ei_candidates (24) candidates are drawn from l, and the one with the largest
 //     log l(x) - log g(x) (the expected-improvement criterion) is proposed.
-// The kernels (means, sigmas, weights, categorical rows) equal Optuna 3.1.0's on the same inputs. Its
-// truncated-normal log-density, though, leaves out each kernel's -log(sigma) (optuna/samplers/_tpe/
-// _truncnorm.py in 3.1.0); nexp computes the density itself, with that term.
+// The kernels (means, sigmas, weights, categorical rows) equal Optuna 3.1.0's on the same inputs. Two
+// places where Optuna 3.1.0 departs from the paper's mixture density, and nexp does not:
+//   - its truncated-normal log-density leaves out each kernel's -log(sigma), so a kernel's height no
+//     longer depends on its width (optuna issue #5109, fixed upstream by pull request #5110);
+//     kernel_scale = false reproduces it, and then nexp's next proposal after a given history is
+//     distributed as Optuna 3.1.0's (bench/samplers_same_history.py; README: a small residual on
+//     one objective);
+//   - an int(loguniform) dimension scores a candidate by the density at log(x), not by the mass of its
+//     bin [log(x - 1/2), log(x + 1/2)] as a linear integer dimension is (fixed upstream by #6258).
 #include <vector>
 
 #include "sampler.hpp"
@@ -30,7 +36,7 @@ struct TpeOptions {
   double prior_weight = 1.0;
   bool magic_clip = true;
   bool endpoints = false;
-  bool kernel_scale = true;  // false: leave out each kernel's -log(sigma), as Optuna 3.1.0's density does
+  bool kernel_scale = true;  // false: leave out each kernel's -log(sigma), as Optuna 3.1.0's density does (a defect)
 };
 
 // How many of n ranked trials form the "below" part.
