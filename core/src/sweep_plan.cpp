@@ -211,7 +211,8 @@ SweepTrial detail::resolve_trial(const SweepPlan& plan, const fs::path& config, 
   std::vector<Override> trial_overrides = overrides;
   std::string described;
   for (const auto& [k, v] : assignment) {
-    const auto axis = std::find_if(plan.axes.begin(), plan.axes.end(), [&](const SweepAxis& a) { return a.key == k; });
+    const std::string& key = k;  // C++17 lambdas cannot capture a structured binding (clang refuses it)
+    const auto axis = std::find_if(plan.axes.begin(), plan.axes.end(), [&](const SweepAxis& a) { return a.key == key; });
     Override o = parse_override((axis != plan.axes.end() ? axis->prefix : "") + k + "=" + v);
     if (axis != plan.axes.end() && axis->origin.rfind("config ", 0) == 0) o.origin = axis->origin;
     trial_overrides.push_back(std::move(o));

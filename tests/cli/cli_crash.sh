@@ -7,6 +7,8 @@
 # status, every metrics.jsonl parses; then resuming (`run --resume`, or the same sweep command) ends
 # every run completed with the summary of an uninterrupted run and each step logged once, and a run
 # completed before the kill is neither run again nor changed. Skips when strace cannot trace.
+# Cost: one process per kill point and per nexp call, and one Python process (crash_check.py serve)
+# for every check of the test.
 CHECK=$(cd "$(dirname "$0")" && pwd)/crash_check.py
 source "$(dirname "$0")/lib.sh"
 SEED=${NEXP_CRASH_SEED:-16}
@@ -30,23 +32,42 @@ SWEEP=(run walk.yaml -m seed=1,2,3 --jobs 1)
 # The system calls a kill point may be: what writes, commits, and (in the launcher) starts a trial.
 CALLS=write,pwrite64,rename,fsync,fdatasync,unlink,unlinkat,rmdir,mkdir,clone,clone3,vfork
 
-# References: uninterrupted, then traced (the calls of the main process, the launcher's for a sweep).
+# The checks, all in one Python process: check NAME ARGS... runs crash_check.py's NAME, its output in
+# CHECKED; a failed check prints why and returns 1.
+coproc CHECKER { python3 "$CHECK" serve; }
+check() {
+  local IFS=$'\t' line
+  echo "$*" >&"${CHECKER[1]}"
+  CHECKED=
+  while IFS= read -r line <&"${CHECKER[0]}"; do
+    case $line in
+      $'\x04'ok) return 0 ;;
+      $'\x04'*) echo "${line#?}" >&2; return 1 ;;
+    esac
+    CHECKED+=$line$'\n'
+  done
+  fail "crash_check.py ended"
+}
+
+# References: uninterrupted runs, traced (the calls of the main process, the launcher's for a sweep).
+# Their runs folder exists before they start, as at every kill point (or its mkdir would count).
 reference() {  # name, nexp arguments...
   local name=$1; shift
-  NEXP_RUNS_DIR=$WORK/ref-$name expect_exit 0 nx -q "$@"
-  NEXP_RUNS_DIR=$WORK/trace-$name strace -o "$WORK/trace-$name.txt" -y -e trace=$CALLS \
-    "$NEXP" --plugin-dir "$NEXP_FIXTURES" -q "$@" > /dev/null
+  mkdir -p "$WORK/ref-$name"
+  NEXP_RUNS_DIR=$WORK/ref-$name expect_exit 0 strace -o "$WORK/trace-$name.txt" -y -e trace=$CALLS \
+    "$NEXP" --plugin-dir "$NEXP_FIXTURES" -q "$@"
 }
 reference RUN "${RUN[@]}"
 reference SWEEP "${SWEEP[@]}"
-python3 "$CHECK" points "$SEED" trace-RUN.txt trace-SWEEP.txt 50 15 > points.txt
+check points "$SEED" trace-RUN.txt trace-SWEEP.txt 50 15 || fail "choosing the kill points"
+printf '%s' "$CHECKED" > points.txt
 [[ $(wc -l < points.txt) == 50 ]] || fail "expected 50 kill points: $(cat points.txt)"
 
 # The processes of a session: the killed launcher's trials still running.
 session() { ps -o pid= -s "$1" || true; }
 session_done() { [[ -z $(session "$1") ]]; }
 
-i=0 killed=0
+i=0 killed=0 missed=()
 declare -A where
 while read -r mode call n what <&3; do
   i=$((i + 1))
@@ -60,21 +81,25 @@ while read -r mode call n what <&3; do
   wait "$sid"
   rc=$?
   set -e
-  ((rc == 137)) && killed=$((killed + 1)) && where[$what]=$((${where[$what]:-0} + 1))
+  if ((rc == 137)); then
+    killed=$((killed + 1)) where[$what]=$((${where[$what]:-0} + 1))
+  else
+    missed+=("$mode $call #$n ($what): exit $rc")
+  fi
   for pid in $(session "$sid"); do kill -KILL "$pid" 2> /dev/null || true; done  # the launcher's trials go too
   wait_for "the processes of kill point $i to end" session_done "$sid"
 
   expect_exit 0 nx runs --json
   expect_exit 0 nx runs --reindex --json
   echo "$OUT" > rows.json
-  python3 "$CHECK" killed "$NEXP_RUNS_DIR" rows.json snapshot.json || fail "kill point $i ($mode, $call #$n, $what)"
+  check killed "$NEXP_RUNS_DIR" rows.json snapshot.json || fail "kill point $i ($mode, $call #$n, $what)"
   if [[ $mode == sweep ]]; then
     expect_exit 0 nx -q "${args[@]}"
   else
     for folder in "$NEXP_RUNS_DIR"/walk/*/; do
       folder=${folder%/}
       [[ -f $folder/config.yaml ]] || continue  # killed before the run existed: nothing to resume
-      if [[ -f $folder/status.json && $(status_of "$folder" status) == completed ]]; then
+      if [[ -f $folder/status.json ]] && grep -q '"status": "completed"' "$folder/status.json"; then
         expect_exit 2 nx -q run --resume "$folder"
       else
         printf '{"step": 99, "x": 0.12' >> "$folder/metrics.jsonl"  # a torn line, as a full disk leaves
@@ -82,7 +107,7 @@ while read -r mode call n what <&3; do
       fi
     done
   fi
-  python3 "$CHECK" resumed "$NEXP_RUNS_DIR" "$WORK/ref-${mode^^}" snapshot.json > /dev/null \
+  check resumed "$NEXP_RUNS_DIR" "$WORK/ref-${mode^^}" snapshot.json \
     || fail "kill point $i ($mode, $call #$n, $what): after resuming"
 done 3< points.txt
 
@@ -94,4 +119,5 @@ expect_contains "$ERR" "the last line is incomplete" "reindex of a torn metrics.
 
 summary=$(for w in "${!where[@]}"; do printf '%s %s, ' "${where[$w]}" "$w"; done)
 echo "cli_crash: seed $SEED: $killed of 50 kill points reached ($summary); every one survived"
+((${#missed[@]} == 0)) || printf 'cli_crash: not reached (the run ended first): %s\n' "${missed[@]}"
 ((killed >= 45)) || fail "only $killed of 50 kill points were reached: the traced runs differ from the reference"

@@ -1,5 +1,10 @@
 """Checks of tests/cli/cli_crash.sh on the folders a killed nexp left (one runs folder per kill point).
 
+  crash_check.py serve                                             reads checks from stdin, one per line
+                                                                   (arguments separated by tabs), and
+                                                                   answers each with its output, then a
+                                                                   line "\x04ok" or "\x04FAIL: ...": one
+                                                                   process for all the checks of a test
   crash_check.py points SEED TRACE_RUN TRACE_SWEEP TOTAL N_SWEEP   the seeded kill points, one per line
   crash_check.py killed RUNS_DIR ROWS_JSON SNAPSHOT                after a kill: the index equals the folders,
                                                                    metrics parse; keeps completed runs' status
@@ -7,6 +12,8 @@
                                                                    reference's summary and each step once; runs
                                                                    completed before were not touched
 """
+import contextlib
+import io
 import json
 import os
 import random
@@ -16,9 +23,12 @@ import sys
 STEPS = 12
 
 
+class CheckFailed(Exception):
+    pass
+
+
 def fail(message):
-    print(f"FAIL: {message}", file=sys.stderr)
-    sys.exit(1)
+    raise CheckFailed(message)
 
 
 # ---- kill points: (syscall, n-th call of that syscall in the traced process, what it writes)
@@ -152,5 +162,32 @@ def resumed(runs, reference, snapshot):
     print(len(folders), len(before))
 
 
+CHECKS = {"points": points, "killed": killed, "resumed": resumed}
+
+
+def serve():
+    """Runs the checks that arrive on stdin; a failed one is answered, and the next one still runs."""
+    for request in sys.stdin:
+        args = request.rstrip("\n").split("\t")
+        out = io.StringIO()
+        try:
+            with contextlib.redirect_stdout(out):
+                CHECKS[args[0]](*args[1:])
+            end = "ok"
+        except CheckFailed as e:
+            end = f"FAIL: {e}"
+        except Exception as e:  # a check that cannot even run (a file missing, JSON that does not parse)
+            end = f"FAIL: {args[0]}: {type(e).__name__}: {e}"
+        sys.stdout.write(out.getvalue() + "\x04" + end.replace("\n", " ") + "\n")
+        sys.stdout.flush()
+
+
 if __name__ == "__main__":
-    {"points": points, "killed": killed, "resumed": resumed}[sys.argv[1]](*sys.argv[2:])
+    if sys.argv[1] == "serve":
+        serve()
+    else:
+        try:
+            CHECKS[sys.argv[1]](*sys.argv[2:])
+        except CheckFailed as e:
+            print(f"FAIL: {e}", file=sys.stderr)
+            sys.exit(1)

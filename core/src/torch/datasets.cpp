@@ -11,6 +11,7 @@
 #include <numeric>
 #include <sstream>
 
+#include "../array_files.hpp"
 #include "nexp/error.hpp"
 #include "nexp/tensor_dataset.hpp"
 #include "nexp/text.hpp"
@@ -44,24 +45,26 @@ fs::path need_file(const fs::path& file, const std::string& dataset) {
   return file;
 }
 
+// The size of a file need_file found (a folder, or a file that went away, is refused).
+std::uint64_t file_bytes(const fs::path& file, const std::string& dataset) {
+  std::error_code ec;
+  const std::uintmax_t bytes = fs::file_size(file, ec);
+  if (ec) throw DataError(fmt::format("dataset '{}': cannot read '{}': {}", dataset, file.string(), ec.message()));
+  return bytes;
+}
+
 // ---------------------------------------------------------------- IDX (MNIST format)
 
 at::Tensor read_idx(const fs::path& file, const std::string& dataset) {
   std::ifstream in(need_file(file, dataset), std::ios::binary);
-  unsigned char head[4];
-  in.read(reinterpret_cast<char*>(head), 4);
-  if (!in || head[0] != 0 || head[1] != 0 || head[2] != 0x08)
-    throw DataError(fmt::format("dataset '{}': '{}' is not an uncompressed IDX file of bytes (magic {:02x}{:02x}{:02x}{:02x}). "
-                                "{}",
-                                dataset, file.string(), head[0], head[1], head[2], head[3], kSetupHint));
-  std::vector<std::int64_t> dims(head[3]);
-  for (auto& d : dims) {
-    unsigned char b[4];
-    in.read(reinterpret_cast<char*>(b), 4);
-    d = (std::int64_t{b[0]} << 24) | (b[1] << 16) | (b[2] << 8) | b[3];
+  detail::ArrayHeader h;
+  try {
+    h = detail::read_idx_header(in, file_bytes(file, dataset), fmt::format("dataset '{}': '{}'", dataset, file.string()));
+  } catch (const DataError& e) {
+    throw DataError(fmt::format("{}. {}", e.what(), kSetupHint));
   }
-  const std::int64_t n = std::accumulate(dims.begin(), dims.end(), std::int64_t{1}, std::multiplies<>());
-  at::Tensor t = at::empty(dims, at::kByte);
+  at::Tensor t = at::empty(h.shape, at::kByte);
+  const auto n = static_cast<std::streamsize>(h.data_bytes);
   in.read(reinterpret_cast<char*>(t.data_ptr<std::uint8_t>()), n);
   if (in.gcount() != n)
     throw DataError(fmt::format("dataset '{}': '{}' is truncated ({} of {} bytes). {}", dataset, file.string(),
@@ -151,48 +154,12 @@ Table read_csv(const fs::path& file, bool has_header, const std::string& dataset
 // NPY format 1.0-3.0, little-endian float32/float64/int32/int64/uint8, C order.
 at::Tensor read_npy(const fs::path& file, const std::string& dataset) {
   std::ifstream in(need_file(file, dataset), std::ios::binary);
-  char magic[8];
-  in.read(magic, 8);
-  if (!in || std::memcmp(magic, "\x93NUMPY", 6) != 0)
-    throw DataError(fmt::format("dataset '{}': '{}' is not an NPY file (it must start with \\x93NUMPY)", dataset,
-                                file.string()));
-  std::uint32_t header_len = 0;
-  if (magic[6] == 1) {
-    unsigned char b[2];
-    in.read(reinterpret_cast<char*>(b), 2);
-    header_len = b[0] | (b[1] << 8);
-  } else {
-    unsigned char b[4];
-    in.read(reinterpret_cast<char*>(b), 4);
-    header_len = b[0] | (b[1] << 8) | (b[2] << 16) | (static_cast<std::uint32_t>(b[3]) << 24);
-  }
-  std::string header(header_len, '\0');
-  in.read(header.data(), header_len);
-  auto field = [&](const std::string& key) {
-    auto pos = header.find("'" + key + "'");
-    if (pos == std::string::npos) throw DataError(fmt::format("dataset '{}': '{}' NPY header lacks '{}'", dataset, file.string(), key));
-    return header.substr(header.find(':', pos) + 1);
-  };
-  std::string descr = field("descr");
-  descr = descr.substr(descr.find('\'') + 1);
-  descr = descr.substr(0, descr.find('\''));
-  if (field("fortran_order").find("True") < field("fortran_order").find(','))
-    throw DataError(fmt::format("dataset '{}': '{}' is in Fortran order; save it with numpy.ascontiguousarray", dataset, file.string()));
-  std::string shape_text = field("shape");
-  shape_text = shape_text.substr(shape_text.find('(') + 1, shape_text.find(')') - shape_text.find('(') - 1);
-  std::vector<std::int64_t> shape;
-  std::stringstream ss(shape_text);
-  std::string dim;
-  while (std::getline(ss, dim, ','))
-    if (dim.find_first_of("0123456789") != std::string::npos) shape.push_back(std::stoll(dim));
+  const detail::ArrayHeader h =
+      detail::read_npy_header(in, file_bytes(file, dataset), fmt::format("dataset '{}': '{}'", dataset, file.string()));
   static const std::map<std::string, at::ScalarType> types = {
       {"<f4", at::kFloat}, {"<f8", at::kDouble}, {"<i4", at::kInt}, {"<i8", at::kLong}, {"|u1", at::kByte}, {"|b1", at::kBool}};
-  auto type = types.find(descr);
-  if (type == types.end())
-    throw DataError(fmt::format("dataset '{}': '{}' has dtype '{}'; supported: <f4, <f8, <i4, <i8, |u1, |b1", dataset,
-                                file.string(), descr));
-  at::Tensor t = at::empty(shape, type->second);
-  const auto bytes = static_cast<std::streamsize>(t.numel() * t.element_size());
+  at::Tensor t = at::empty(h.shape, types.at(h.dtype));
+  const auto bytes = static_cast<std::streamsize>(h.data_bytes);
   in.read(static_cast<char*>(t.data_ptr()), bytes);
   if (in.gcount() != bytes)
     throw DataError(fmt::format("dataset '{}': '{}' is truncated ({} of {} bytes of data)", dataset, file.string(),

@@ -1,0 +1,106 @@
+// core/src/array_files.cpp: IDX and NPY headers, each a file a data set could meet, with the shape, type
+// and size it holds, or the DataError that refuses it.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <sstream>
+#include <string>
+
+#include "array_files.hpp"
+#include "nexp/error.hpp"
+
+using namespace nexp;
+using detail::ArrayHeader;
+
+namespace {
+
+ArrayHeader idx(const std::string& bytes) {
+  std::istringstream in(bytes);
+  return detail::read_idx_header(in, bytes.size(), "x.idx");
+}
+
+ArrayHeader npy(const std::string& bytes) {
+  std::istringstream in(bytes);
+  return detail::read_npy_header(in, bytes.size(), "x.npy");
+}
+
+// An NPY 1.0 file: magic, version, little-endian header length, the dict, then `data` bytes.
+std::string npy_file(const std::string& dict, std::size_t data, char version = 1) {
+  std::string out = std::string("\x93NUMPY", 6) + version + '\0';
+  const std::size_t n = dict.size();
+  out += static_cast<char>(n & 0xff);
+  out += static_cast<char>(n >> 8);
+  if (version != 1) out += std::string(2, '\0');
+  return out + dict + std::string(data, '\x01');
+}
+
+std::string refusal(const std::function<void()>& read) {
+  try {
+    read();
+  } catch (const DataError& e) {
+    return e.what();
+  }
+  return "(accepted)";
+}
+
+}  // namespace
+
+TEST(ArrayFiles, IdxHeaderOfMnistLabelsAndImages) {
+  const ArrayHeader labels = idx(std::string("\0\0\x08\x01\0\0\0\x03", 8) + "abc");
+  EXPECT_EQ(labels.shape, (std::vector<std::int64_t>{3}));
+  EXPECT_EQ(labels.dtype, "|u1");
+  EXPECT_EQ(labels.data_bytes, 3u);
+  // 2 images of 3 x 4 pixels, sizes big-endian: 24 data bytes.
+  const ArrayHeader images = idx(std::string("\0\0\x08\x03\0\0\0\x02\0\0\0\x03\0\0\0\x04", 16) + std::string(24, 'x'));
+  EXPECT_EQ(images.shape, (std::vector<std::int64_t>{2, 3, 4}));
+  EXPECT_EQ(images.data_bytes, 24u);
+  // MNIST's 60000 x 28 x 28: 0x0000ea60, 0x1c, 0x1c.
+  std::istringstream in(std::string("\0\0\x08\x03\0\0\xea\x60\0\0\0\x1c\0\0\0\x1c", 16));
+  EXPECT_EQ(detail::read_idx_header(in, 16 + 47040000, "mnist").data_bytes, 47040000u);
+}
+
+TEST(ArrayFiles, IdxRefusesBadMagicShortHeaderOverflowAndShortData) {
+  EXPECT_NE(refusal([] { idx("PK\x03\x04"); }).find("not an uncompressed IDX file"), std::string::npos);
+  EXPECT_NE(refusal([] { idx(std::string("\0\0\x08", 3)); }).find("not an uncompressed IDX file"), std::string::npos);
+  EXPECT_NE(refusal([] { idx(std::string("\0\0\x08\x00", 4)); }).find("names no sizes"), std::string::npos);
+  // Three sizes promised, the file ends after one: refused, not read from bytes that are not there.
+  EXPECT_NE(refusal([] { idx(std::string("\0\0\x08\x03\0\0\0\x02", 8)); }).find("ends after 1"), std::string::npos);
+  // Four sizes of 2^32 - 1: 2^128 bytes, more than any count holds.
+  EXPECT_NE(refusal([] { idx(std::string("\0\0\x08\x04", 4) + std::string(16, '\xff')); }).find("more than 2^63"),
+            std::string::npos);
+  // 2 x 3 promised, 5 bytes present: refused before anything is allocated.
+  EXPECT_NE(refusal([] { idx(std::string("\0\0\x08\x02\0\0\0\x02\0\0\0\x03", 12) + "12345"); })
+                .find("promises 6 bytes of data, the file holds 5"),
+            std::string::npos);
+}
+
+TEST(ArrayFiles, NpyHeaderOfEachSupportedType) {
+  const std::string dict = "{'descr': '<f8', 'fortran_order': False, 'shape': (3, 2), }";
+  const ArrayHeader h = npy(npy_file(dict, 48));
+  EXPECT_EQ(h.shape, (std::vector<std::int64_t>{3, 2}));
+  EXPECT_EQ(h.dtype, "<f8");
+  EXPECT_EQ(h.data_bytes, 48u);
+  EXPECT_EQ(npy(npy_file("{'descr': '<i4', 'fortran_order': False, 'shape': (5,), }", 20, 2)).data_bytes, 20u);
+  EXPECT_EQ(npy(npy_file("{'descr': '|b1', 'fortran_order': False, 'shape': (), }", 1, 3)).shape.size(), 0u);
+  EXPECT_EQ(npy(npy_file("{'descr': '|u1', 'fortran_order': False, 'shape': (0, 7), }", 0)).data_bytes, 0u);
+}
+
+TEST(ArrayFiles, NpyRefusesWhatItCannotRead) {
+  auto why = [](const std::string& dict, std::size_t data = 0) { return refusal([&] { npy(npy_file(dict, data)); }); };
+  EXPECT_NE(refusal([] { npy("\x93NUMPX\x01"); }).find("not an NPY file"), std::string::npos);
+  EXPECT_NE(refusal([] { npy(std::string("\x93NUMPY\x07\0\0\0", 10)); }).find("version 7"), std::string::npos);
+  EXPECT_NE(why("{'descr': '>f8', 'fortran_order': False, 'shape': (1,), }").find("dtype '>f8'"), std::string::npos);
+  EXPECT_NE(why("{'descr': '<f4', 'fortran_order': True, 'shape': (1,), }").find("Fortran order"), std::string::npos);
+  EXPECT_NE(why("{'descr': '<f4', 'fortran_order': False}").find("lacks 'shape'"), std::string::npos);
+  EXPECT_NE(why("{'descr': '<f4', 'fortran_order': False, 'shape': (-1,), }").find("holds '-1'"), std::string::npos);
+  EXPECT_NE(why("{'descr': '<f4', 'fortran_order': False, 'shape': (3,,), }").find("holds ''"), std::string::npos);
+  EXPECT_NE(why("{'descr': '<f4', 'fortran_order': False, 'shape': (3 2,), }").find("holds '3 2'"), std::string::npos);
+  EXPECT_NE(why("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,), }").find("out of range"),
+            std::string::npos);
+  EXPECT_NE(why("{'descr': '<f8', 'fortran_order': False, 'shape': (4294967296, 4294967296), }").find("2^63"),
+            std::string::npos);
+  EXPECT_NE(why("{'descr': '<f4', 'fortran_order': False, 'shape': (1000000000,), }", 8).find("promises 4000000000"),
+            std::string::npos);
+  // The header length says more than the file holds.
+  EXPECT_NE(refusal([] { npy(std::string("\x93NUMPY\x01\0\xff\xff{}", 12)); }).find("truncated"), std::string::npos);
+}
