@@ -81,6 +81,17 @@ function(nexp_plugin_torch_sources slug torch all torch_sources)
   endif()
 endfunction()
 
+# A plugin compiled as unity translation units (UNITY_BUILD on nexp_<slug>_objects) whose files skip the
+# precompiled header: the unity sources are files CMake generates, and they load the header unless they
+# are marked too. `names` are CMake's names for them: unity_<batch>_cxx.cxx (batches counted from 0) or
+# unity_<group>_cxx.cxx (UNITY_BUILD_MODE GROUP). This is the one place that knows where CMake puts them.
+function(nexp_unity_skip_pch slug)
+  foreach(_name IN LISTS ARGN)
+    set_source_files_properties(${CMAKE_CURRENT_BINARY_DIR}/CMakeFiles/nexp_${slug}_objects.dir/Unity/${_name}
+                                DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR} PROPERTIES SKIP_PRECOMPILE_HEADERS ON)
+  endforeach()
+endfunction()
+
 function(nexp_add_plugin slug)
   cmake_parse_arguments(P "TORCH;NO_CONFORMANCE;NO_INSTALL" "SMOKE_CONFIG;OUTPUT_DIR" "SOURCES;TESTS;LIBRARIES;TORCH_SOURCES"
                         ${ARGN})
