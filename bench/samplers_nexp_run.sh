@@ -13,8 +13,8 @@ BUILD=$(realpath "${1:-$ROOT/build}")
 SEEDS=${2:-5}
 BUDGET=${3:-100}
 shift $(($# < 3 ? $# : 3))
-OBJECTIVES=("${@:-branin}")
-[[ $# -gt 0 ]] || OBJECTIVES=(branin mixed)
+OBJECTIVES=("$@")
+((${#OBJECTIVES[@]})) || OBJECTIVES=(branin mixed)
 NEXP=$BUILD/nexp
 BENCH=$BUILD/tests/nexp_sampler_bench
 FIXTURES=$BUILD/tests/fixture_plugins
