@@ -177,17 +177,28 @@ void SelectDataOptions::declare(nexp::Options<SelectDataOptions>& o) {
   o.add("test", &SelectDataOptions::test, "test pairs").range(1, 1000000);
 }
 
-void RunOptions::declare(nexp::Options<RunOptions>& o) {
+void TrainOptions::declare(nexp::Options<TrainOptions>& o) {
   o.inherit<ModelOptions>();
+  o.add("epochs", &TrainOptions::epochs, "passes over the training data").range(1, 100000);
+  o.add("batch", &TrainOptions::batch, "examples per Adam step").range(1, 100000);
+  o.add("lr", &TrainOptions::lr, "Adam step size").range(1e-6, 1);
+  o.add("triples", &TrainOptions::triples, "random (S subset T, e) triples of the violation check").range(1, 10000000);
+  o.add("tol", &TrainOptions::tol, "tolerance of the violation checks (float64)").range(0, 1);
+}
+
+void RunOptions::declare(nexp::Options<RunOptions>& o) {
+  o.inherit<TrainOptions>();
   o.add("methods", &RunOptions::methods, "models trained on the same data, the first one compared with the others "
                                          "(default: the method's own)");
   o.add("seeds", &RunOptions::seeds, "repetitions (new ground set, data and initialisation each)").range(1, 1000);
-  o.add("epochs", &RunOptions::epochs, "passes over the training data").range(1, 100000);
-  o.add("batch", &RunOptions::batch, "examples per Adam step").range(1, 100000);
-  o.add("lr", &RunOptions::lr, "Adam step size").range(1e-6, 1);
-  o.add("triples", &RunOptions::triples, "random (S subset T, e) triples of the violation check").range(1, 10000000);
   o.add("greedy_k", &RunOptions::greedy_k, "k of greedy_ratio").range(1, 1000);
-  o.add("tol", &RunOptions::tol, "tolerance of the violation checks (float64)").range(0, 1);
+}
+
+void CheckOptions::declare(nexp::Options<CheckOptions>& o) {
+  o.inherit<TrainOptions>();
+  o.add("model", &CheckOptions::model, "the model checked", kModels);
+  o.add("trained", &CheckOptions::trained, "train it first, as the fitting methods do (else its random initialisation)");
+  o.add("exhaustive_n", &CheckOptions::exhaustive_n, "every S and i, j on the first n items (2^n sets)").range(2, 12);
 }
 
 // ---------------------------------------------------------------- data
@@ -313,7 +324,7 @@ BatchFunction model_function(SetModel& model, int n) {
 }
 
 double train_regression(SetModel& model, const std::vector<Set>& sets, const std::vector<double>& y, int n,
-                        const RunOptions& o, nexp::Random& rng) {
+                        const TrainOptions& o, nexp::Random& rng) {
   torch::optim::Adam opt(model.parameters(), torch::optim::AdamOptions(o.lr));
   const at::Tensor all_masks = masks_of(sets, n);
   const at::Tensor targets = at::tensor(y, at::kDouble);
@@ -342,7 +353,7 @@ double train_regression(SetModel& model, const std::vector<Set>& sets, const std
 namespace {
 
 // Likelihood of the greedy choices of S* (FLEXSUBNET's subset-selection training), temperature learned.
-double train_selection(SetModel& model, const Instance& in, int n, const RunOptions& o, nexp::Random& rng) {
+double train_selection(SetModel& model, const Instance& in, int n, const TrainOptions& o, nexp::Random& rng) {
   at::Tensor log_beta = at::zeros({1}, at::kDouble).set_requires_grad(true);
   auto params = model.parameters();
   params.push_back(log_beta);
@@ -390,6 +401,32 @@ double train_selection(SetModel& model, const Instance& in, int n, const RunOpti
   return last;
 }
 
+// Model `kind`, the m-th of seed s's list, initialised from its own stream and trained on the instance as
+// the protocol trains it (least squares on F / scale, or the likelihood of S*'s greedy choices) when
+// `train`; *loss gets the final training loss.
+std::shared_ptr<SetModel> build_model(const nexp::RunContext& ctx, const Problem& p, const Instance& in, ModelKind kind,
+                                      const TrainOptions& o, int s, int m, bool train, double scale, double* loss) {
+  at::manual_seed(nexp::Random::stream(ctx.seed(), "init", static_cast<std::uint64_t>(s * 64 + m))());
+  auto model = make_model(kind, o, to_tensor(in.z));
+  *loss = 0;
+  if (!train) return model;
+  nexp::Random batch_rng = ctx.stream("batches", static_cast<std::uint64_t>(s * 64 + m));
+  if (p.select) {
+    *loss = train_selection(*model, in, in.z.rows, o, batch_rng);
+  } else {
+    std::vector<double> y = in.train_y;
+    for (double& v : y) v /= scale;
+    *loss = train_regression(*model, in.train_sets, y, in.z.rows, o, batch_rng);
+  }
+  return model;
+}
+
+std::int64_t parameter_count(SetModel& model) {
+  std::int64_t count = 0;
+  for (const auto& p : model.parameters()) count += p.numel();
+  return count;
+}
+
 struct Measured {
   std::map<std::string, double> values;
 };
@@ -403,9 +440,7 @@ Measured measure(SetModel& model, ModelKind kind, const Instance& in, bool selec
   r.values["violation_rate"] = check.violation_rate;
   r.values["monotonicity_violations"] = static_cast<double>(check.monotonicity_violations);
   r.values["min_ratio"] = check.min_ratio;
-  std::int64_t count = 0;
-  for (const auto& p : model.parameters()) count += p.numel();
-  r.values["model_parameters"] = static_cast<double>(count);
+  r.values["model_parameters"] = static_cast<double>(parameter_count(model));
   r.values["constrained"] = is_constrained(kind) ? 1.0 : 0.0;
   if (select) {
     std::vector<double> j;
@@ -472,16 +507,11 @@ void run(nexp::RunContext& ctx, const std::string& own) {
     nexp::Random triple_rng = ctx.stream("triples", static_cast<std::uint64_t>(s));
     const std::vector<Triple> triples = random_triples(in.z.rows, o.triples, p.fit.max_size, triple_rng);
     const double scale = p.select ? 1.0 : sample_std(in.train_y);
-    std::vector<double> y = in.train_y;
-    for (double& v : y) v /= scale;
     for (std::size_t m = 0; m < kinds.size(); ++m) {
       if (ctx.stop_requested()) return;
-      at::manual_seed(nexp::Random::stream(ctx.seed(), "init", static_cast<std::uint64_t>(s * 64 + m))());
-      auto model = make_model(kinds[m], o, to_tensor(in.z));
-      nexp::Random batch_rng = ctx.stream("batches", static_cast<std::uint64_t>(s * 64 + m));
       const auto start = std::chrono::steady_clock::now();
-      const double loss = p.select ? train_selection(*model, in, in.z.rows, o, batch_rng)
-                                   : train_regression(*model, in.train_sets, y, in.z.rows, o, batch_rng);
+      double loss = 0;
+      auto model = build_model(ctx, p, in, kinds[m], o, s, static_cast<int>(m), true, scale, &loss);
       Measured r = measure(*model, kinds[m], in, p.select, triples, scale, o);
       r.values["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       r.values["train_loss"] = loss;
@@ -503,6 +533,48 @@ void run(nexp::RunContext& ctx, const std::string& own) {
   summarise(ctx, o.methods, metrics, by, p.select ? "jaccard" : "test_nrmse");
   if (!p.select) summarise(ctx, o.methods, {}, by, "greedy_ratio");
   if (by.begin()->second.count("target_alpha")) ctx.summary("target_alpha", by.begin()->second.at("target_alpha")[0]);
+}
+
+// ---------------------------------------------------------------- submodular.check
+
+void run_check(nexp::RunContext& ctx) {
+  const CheckOptions o = ctx.options<CheckOptions>();
+  const Problem& p = ctx.dataset_as<Problem>();
+  if (o.exhaustive_n > p.fit.ground)
+    throw nexp::ConfigError("params.exhaustive_n = " + std::to_string(o.exhaustive_n) + " but dataset.ground = " +
+                            std::to_string(p.fit.ground) + "; expected exhaustive_n <= ground. Lower exhaustive_n.");
+  ctx.log().info("{}; checking {} ({})", p.describe(), model_name(o.model), o.trained ? "trained" : "random");
+  // Seed 0's instance, triples and model stream: the trained model is the one the fitting methods train first.
+  nexp::Random data_rng = ctx.stream("instance", 0);
+  const Instance in = make_instance(p, data_rng);
+  nexp::Random triple_rng = ctx.stream("triples", 0);
+  const std::vector<Triple> triples = random_triples(in.z.rows, o.triples, p.fit.max_size, triple_rng);
+  const auto start = std::chrono::steady_clock::now();
+  double loss = 0;
+  auto model = build_model(ctx, p, in, o.model, o, 0, 0, o.trained, p.select ? 1.0 : sample_std(in.train_y), &loss);
+  const CheckReport r = check_set_function(model_function(*model, in.z.rows), o.exhaustive_n, triples, o.tol);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // No gain above tol at all leaves the ratios undefined: reported as 1 (nothing to violate).
+  const auto ratio = [](double v) { return v > 1e299 ? 1.0 : v; };
+  ctx.summary("violation_rate", r.triples.violation_rate);
+  ctx.summary("monotonicity_violations", static_cast<double>(r.triples.monotonicity_violations));
+  ctx.summary("min_ratio", ratio(r.triples.min_ratio));
+  ctx.summary("exhaustive_violations", static_cast<double>(r.exhaustive.submodularity_violations));
+  ctx.summary("exhaustive_monotonicity_violations", static_cast<double>(r.exhaustive.monotonicity_violations));
+  ctx.summary("exhaustive_checks", static_cast<double>(r.exhaustive.checks));
+  ctx.summary("exhaustive_min_ratio", ratio(r.exhaustive.min_alpha));
+  ctx.summary("worst_excess", r.exhaustive.worst_submodularity);
+  ctx.summary("constrained", is_constrained(o.model) ? 1.0 : 0.0);
+  ctx.summary("model_parameters", static_cast<double>(parameter_count(*model)));
+  ctx.summary("seconds", seconds);
+  if (o.trained) ctx.summary("train_loss", loss);
+  ctx.log().info("{} triples: violation rate {}, monotonicity violations {}, smallest ratio {:.4f}", r.triples.triples,
+                 r.triples.violation_rate, r.triples.monotonicity_violations, ratio(r.triples.min_ratio));
+  ctx.log().info("every S, i, j on {} items: {} of {} checks violate (worst excess {:.3g}), {} negative gains, "
+                 "smallest ratio {:.4f}",
+                 o.exhaustive_n, r.exhaustive.submodularity_violations, r.exhaustive.checks,
+                 r.exhaustive.worst_submodularity, r.exhaustive.monotonicity_violations,
+                 ratio(r.exhaustive.min_alpha));
 }
 
 }  // namespace submodular

@@ -81,26 +81,46 @@ struct Instance {
 std::shared_ptr<SetFunction> make_target(const FeatureOptions& o, const Matrix& z, nexp::Random& rng, double* alpha);
 Instance make_instance(const Problem& p, nexp::Random& rng);
 
-struct RunOptions : ModelOptions {
-  std::vector<std::string> methods;  // default: the method's own model
-  int seeds = 1;
+// Training and the violation check, shared by the fitting methods and submodular.check.
+struct TrainOptions : ModelOptions {
   int epochs = 60;
   int batch = 128;
   double lr = 3e-3;
   int triples = 10000;
-  int greedy_k = 10;
   double tol = 1e-9;
+  static void declare(nexp::Options<TrainOptions>& o);
+};
+
+struct RunOptions : TrainOptions {
+  std::vector<std::string> methods;  // default: the method's own model
+  int seeds = 1;
+  int greedy_k = 10;
   static void declare(nexp::Options<RunOptions>& o);
+};
+
+// submodular.check: one model, random or trained as the fitting methods train it on seed 0's instance.
+struct CheckOptions : TrainOptions {
+  ModelKind model = ModelKind::Pairwise;
+  bool trained = false;
+  int exhaustive_n = 12;
+  static void declare(nexp::Options<CheckOptions>& o);
 };
 
 // One registered method per model (its `methods` default) and submodular.compare (a list).
 void run(nexp::RunContext& ctx, const std::string& own);
+
+// submodular.check: builds `model` on the data set's first instance (ground set of N items), trains it when
+// `trained`, then runs check_set_function: every S and i, j on the first exhaustive_n items and `triples`
+// random (S subset T, e) triples at N. Summaries: violation_rate, monotonicity_violations, min_ratio (the
+// triples), exhaustive_violations, exhaustive_monotonicity_violations, exhaustive_checks,
+// exhaustive_min_ratio (over every S subset T on the first items), worst_excess.
+void run_check(nexp::RunContext& ctx);
 
 // A set function view of a model (batched, no gradients), values in the model's units.
 BatchFunction model_function(SetModel& model, int n);
 
 // Trains by least squares on the (set, value) pairs; returns the final training loss.
 double train_regression(SetModel& model, const std::vector<Set>& sets, const std::vector<double>& y, int n,
-                        const RunOptions& o, nexp::Random& rng);
+                        const TrainOptions& o, nexp::Random& rng);
 
 }  // namespace submodular

@@ -18,6 +18,11 @@ void register_components(nexp::Registrar& r) {
   r.metric("jaccard", Direction::Maximize, "mean Jaccard index of greedy_k(F_hat) on V and the chosen S*");
   r.metric("model_parameters", Direction::None, "learned parameters of the model");
   r.metric("target_alpha", Direction::None, "the alpha target's closed-form alpha");
+  r.metric("exhaustive_violations", Direction::Minimize,
+           "checks F(S+i) + F(S+j) < F(S+i+j) + F(S) - tol over every S and i, j on the first exhaustive_n items");
+  r.metric("exhaustive_monotonicity_violations", Direction::Minimize, "F(S+i) < F(S) - tol on the first exhaustive_n items");
+  r.metric("exhaustive_min_ratio", Direction::Maximize,
+           "smallest F(e|S) / F(e|T) over every S subset T, e not in T on the first exhaustive_n items");
 
   r.dataset<submodular::FitDataOptions>(
       "submodular.fit", "(S, F(S)) pairs on a ground set of real items (digits, MNIST, Fashion-MNIST or a CSV file)",
@@ -46,6 +51,14 @@ void register_components(nexp::Registrar& r) {
                    "model_parameters", "seconds"})
         .accepts({"submodular.*"});
   }
+  r.method("submodular.check",
+           "the brute-force checker for any model: random or trained, every S and i, j on the first n <= 12 items "
+           "and 10^4 random (S subset T, e) triples",
+           submodular::run_check)
+      .options<submodular::CheckOptions>()
+      .produces({"violation_rate", "monotonicity_violations", "min_ratio", "exhaustive_violations",
+                 "exhaustive_monotonicity_violations", "exhaustive_min_ratio", "model_parameters", "seconds"})
+      .accepts({"submodular.*"});
 }
 
 }  // namespace

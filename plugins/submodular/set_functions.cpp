@@ -308,4 +308,24 @@ TripleReport check_triples(const BatchFunction& f, const std::vector<Triple>& tr
   return r;
 }
 
+CheckReport check_set_function(const BatchFunction& f, int exhaustive_n, const std::vector<Triple>& triples,
+                               double tol) {
+  if (exhaustive_n < 1 || exhaustive_n > 20)
+    throw nexp::Error("check_set_function: exhaustive_n = " + std::to_string(exhaustive_n) + ", expected 1..20");
+  const std::uint32_t full = 1u << exhaustive_n;
+  std::vector<Set> subsets;
+  subsets.reserve(full);
+  for (std::uint32_t m = 0; m < full; ++m) subsets.push_back(members(m, exhaustive_n));
+  const std::vector<double> value = f(subsets);
+  const auto lookup = [&value](const Set& s) {
+    std::uint32_t m = 0;
+    for (int i : s) m |= 1u << i;
+    return value[m];
+  };
+  CheckReport r;
+  r.exhaustive = check_exhaustive(lookup, exhaustive_n, tol, true);
+  r.triples = check_triples(f, triples, tol);
+  return r;
+}
+
 }  // namespace submodular

@@ -185,6 +185,15 @@ struct TripleReport {
 };
 TripleReport check_triples(const BatchFunction& f, const std::vector<Triple>& triples, double tol);
 
+// The brute-force checker of any set function (submodular.check): every S and i < j on the first
+// `exhaustive_n` items (their 2^n subsets evaluated in one batch; min_alpha over every S subset T, e not
+// in T), and the random triples on the whole ground set.
+struct CheckReport {
+  ExhaustiveReport exhaustive;
+  TripleReport triples;
+};
+CheckReport check_set_function(const BatchFunction& f, int exhaustive_n, const std::vector<Triple>& triples, double tol);
+
 // Uniform random sets of size uniform in lo..hi.
 std::vector<Set> random_sets(int n, int count, int lo, int hi, nexp::Random& rng);
 Set random_subset(int n, int size, nexp::Random& rng);

@@ -285,6 +285,55 @@ TEST(submodular, DeepSetsViolatesDiminishingReturns) {
   EXPECT_GT(r.violation_rate, 0.01);
 }
 
+TEST(submodular, TheCheckerFlagsDeepSetsAndARateBreakingPhiButNotThePairwiseNetwork) {
+  // check_set_function, what submodular.check runs: every S, i, j on the first 12 of N = 100 items and 10^4
+  // random triples at N = 100, tolerance 1e-9.
+  nexp::Random rng(11);
+  Matrix z = random_matrix(100, 6, rng, -1, 1);
+  const at::Tensor x = at::from_blob(z.v.data(), {100, 6}, at::kDouble).clone();
+  const std::vector<Triple> triples = random_triples(100, 10000, 30, rng);
+  const auto clean = [](const CheckReport& r) {
+    return r.exhaustive.submodularity_violations == 0 && r.exhaustive.monotonicity_violations == 0 &&
+           r.triples.violations == 0 && r.triples.monotonicity_violations == 0;
+  };
+  at::manual_seed(6);
+  ModelOptions mo;
+  mo.heads = 2;
+  auto pairwise = make_model(ModelKind::Pairwise, mo, x);
+  const CheckReport pw = check_set_function(model_function(*pairwise, 100), 12, triples, 1e-9);
+  EXPECT_EQ(pw.exhaustive.checks, 4096 / 4 * 66);
+  EXPECT_EQ(pw.triples.triples, 10000);
+  EXPECT_TRUE(clean(pw));
+  EXPECT_GT(pw.triples.min_ratio, 0.999);
+  EXPECT_GT(pw.exhaustive.min_alpha, 0.999);
+
+  auto deepsets = make_model(ModelKind::DeepSets, mo, x);
+  const CheckReport ds = check_set_function(model_function(*deepsets, 100), 12, triples, 1e-9);
+  EXPECT_GT(ds.triples.violation_rate, 0.01);
+  EXPECT_GT(ds.exhaustive.submodularity_violations, 0);
+  EXPECT_LT(ds.triples.min_ratio, 1.0);
+
+  // One G balanced for kappa = 1 with equality in (B'), large pairwise scores (u uniform in [0, 3]^3): under
+  // phi_1 (the rate condition holds) and under sqrt (its relative rate 1/(2y) falls below 1 for y > 1/2).
+  Pairwise g;
+  g.u = random_matrix(100, 3, rng, 0, 3);
+  g.a.resize(100);
+  for (int i = 0; i < 100; ++i)
+    g.a[i] = std::log1p(std::sqrt(g.u(i, 0) * g.u(i, 0) + g.u(i, 1) * g.u(i, 1) + g.u(i, 2) * g.u(i, 2)));
+  ASSERT_GE(g.balance_margin(1.0), -1e-12);
+  const PlantedPairwise planted(g, 1.0, 1.0);
+  EXPECT_TRUE(clean(check_set_function(planted.batch(), 12, triples, 1e-9)));
+  const BatchFunction sqrt_g = [&g](const std::vector<Set>& sets) {
+    std::vector<double> v;
+    for (const Set& s : sets) v.push_back(std::sqrt(g.value(s)));
+    return v;
+  };
+  const CheckReport broken = check_set_function(sqrt_g, 12, triples, 1e-9);
+  EXPECT_GT(broken.exhaustive.submodularity_violations, 0);
+  EXPECT_GT(broken.triples.violations, 0);
+  EXPECT_EQ(broken.exhaustive.monotonicity_violations, 0);
+}
+
 TEST(submodular, LearnedPhiIsIncreasingConcaveWithRateFloorAndItsGradientMatchesFiniteDifferences) {
   at::manual_seed(5);
   RateConcave phi(1, 4, 0.7, false, true);
