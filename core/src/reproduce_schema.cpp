@@ -310,7 +310,7 @@ void check_references(const ResultsFile& f, const YAML::Node& rows, const Ctx& c
         if (!ref->empty() && !r.check(*ref))
           at.fail(rows[i], fmt::format("check '{}': ci bound '{}' is neither a number nor a check of this row", c.id, *ref));
     for (const auto& [key, _] : r.text)
-      if (std::none_of(table->columns.begin(), table->columns.end(), [&](const auto& c) { return c.first == key; }))
+      if (std::none_of(table->columns.begin(), table->columns.end(), [&key = key](const auto& c) { return c.first == key; }))
         at.in("text").fail(rows[i]["text"], fmt::format("table '{}' has no column '{}'", table->id, key));
     for (const auto& [key, title] : table->columns) {
       if (!r.text.count(key) && key != "claim" && key != "paper" && key != "command")

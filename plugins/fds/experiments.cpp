@@ -466,7 +466,7 @@ std::vector<Comparison> compare(const std::vector<Cell>& cells) {
     for (const char* f : {"fds", "fds_churn"}) {
       if (!by.count(f)) continue;
       const auto& fm = by.at(f)->mmds();
-      auto add = [&](const char* against, const Cell* other) {
+      auto add = [&, &key = key](const char* against, const Cell* other) {  // C++17 cannot capture a binding implicitly
         if (other)
           out.push_back({std::get<0>(key), std::get<1>(key), f, against, other->sampler, std::get<2>(key),
                          nexp::stats::paired_t_interval(fm, other->mmds())});
