@@ -4,7 +4,8 @@
 // small matrices. Eigen's decompositions are templates that cost tens of CPU-seconds to compile; a
 // file that includes this header instead needs <Eigen/Core> only. The results are Eigen's own
 // algorithms, bit for bit (the same code, compiled with the same flags), so moving a caller here
-// changes no number.
+// changes no number; only what Eigen would return unflagged for bad input (NaN, an indefinite or
+// singular LDLT) becomes an error.
 //
 // Conventions, the same for every function here:
 //  - Matrices are Eigen::MatrixXd, vectors Eigen::VectorXd (double, column-major, dynamic size).
