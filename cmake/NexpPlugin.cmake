@@ -12,6 +12,10 @@
 #                            they load the precompiled header (loading it costs a file ~25 s of CPU on a
 #                            loaded 2-core machine even when nothing in it is used); without the list,
 #                            every file does.
+#     [TORCH_NO_PCH]         with TORCH: no file loads the precompiled header, because every LibTorch file
+#                            of the plugin includes narrow headers (<torch/nn/modules/linear.h>,
+#                            <torch/optim/adam.h>, ...) that parse in less time than loading the header
+#                            costs. Instead of TORCH_SOURCES.
 #     [LIBRARIES <libs...>]  further Debian-packaged libraries the plugin links
 #     [OUTPUT_DIR <dir>]     where the .so goes (default: the folder `nexp` searches); test fixtures only
 #     [NO_CONFORMANCE]       skip the conformance test (test fixtures only)
@@ -93,7 +97,7 @@ function(nexp_unity_skip_pch slug)
 endfunction()
 
 function(nexp_add_plugin slug)
-  cmake_parse_arguments(P "TORCH;NO_CONFORMANCE;NO_INSTALL" "SMOKE_CONFIG;OUTPUT_DIR" "SOURCES;TESTS;LIBRARIES;TORCH_SOURCES"
+  cmake_parse_arguments(P "TORCH;TORCH_NO_PCH;NO_CONFORMANCE;NO_INSTALL" "SMOKE_CONFIG;OUTPUT_DIR" "SOURCES;TESTS;LIBRARIES;TORCH_SOURCES"
                         ${ARGN})
   if(P_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "nexp_add_plugin(${slug}): unknown arguments '${P_UNPARSED_ARGUMENTS}' (NO_PCH is gone: "
@@ -108,6 +112,10 @@ function(nexp_add_plugin slug)
   endif()
   if(NOT P_SOURCES)
     message(FATAL_ERROR "nexp_add_plugin(${slug}): SOURCES is empty; list plugin.cpp and the method's sources")
+  endif()
+  if(P_TORCH_NO_PCH AND (NOT P_TORCH OR P_TORCH_SOURCES))
+    message(FATAL_ERROR "nexp_add_plugin(${slug}): TORCH_NO_PCH goes with TORCH and without TORCH_SOURCES "
+                        "(no file of the plugin loads the LibTorch precompiled header)")
   endif()
   nexp_plugin_torch_sources(${slug} "${P_TORCH}" "${P_SOURCES};${P_TESTS}" "${P_TORCH_SOURCES}")
   if(TARGET nexp::core)
@@ -128,7 +136,7 @@ function(nexp_add_plugin slug)
   nexp_target_defaults(${_objects})
   target_link_libraries(${_objects} PUBLIC ${_sdk} ${P_LIBRARIES})
   target_include_directories(${_objects} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
-  if(P_TORCH)
+  if(P_TORCH AND NOT P_TORCH_NO_PCH)
     nexp_use_torch_pch(${_objects})
   endif()
 
@@ -167,7 +175,7 @@ function(nexp_add_plugin slug)
       add_executable(${_tests} ${P_TESTS})
       nexp_target_defaults(${_tests})
       target_link_libraries(${_tests} PRIVATE ${_objects} GTest::gtest GTest::gtest_main)
-      if(P_TORCH)
+      if(P_TORCH AND NOT P_TORCH_NO_PCH)
         nexp_use_torch_pch(${_tests})
       endif()
       nexp_discover_tests(${_tests} "${slug}." "unit;${slug}")

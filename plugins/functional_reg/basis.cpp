@@ -1,11 +1,8 @@
 #include "basis.hpp"
 
-#include <Eigen/Cholesky>
-#include <Eigen/Eigenvalues>
-#include <Eigen/LU>
-#include <Eigen/QR>
 #include <fmt/format.h>
 #include <nexp/error.hpp>
+#include <nexp/linalg.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -101,20 +98,6 @@ Matrix BSplineBasis::gram_with(const std::function<Vector(double)>& values, int 
   return g;
 }
 
-struct SymmetricSolver::Factor {
-  Eigen::LDLT<Matrix> ldlt;
-};
-
-SymmetricSolver::SymmetricSolver(const Matrix& a) : factor_(new Factor{Eigen::LDLT<Matrix>(a)}) {}
-SymmetricSolver::~SymmetricSolver() = default;
-SymmetricSolver::SymmetricSolver(SymmetricSolver&&) noexcept = default;
-bool SymmetricSolver::ok() const { return factor_->ldlt.info() == Eigen::Success; }
-double SymmetricSolver::rcond() const { return factor_->ldlt.rcond(); }
-Vector SymmetricSolver::solve(const Vector& b) const { return factor_->ldlt.solve(b); }
-Matrix SymmetricSolver::solve(const Matrix& b) const { return factor_->ldlt.solve(b); }
-
-Vector least_squares(const Matrix& x, const Vector& y) { return x.completeOrthogonalDecomposition().solve(y); }
-
 Matrix fourier(const std::vector<double>& t, int k) {
   Matrix psi(static_cast<Eigen::Index>(t.size()), k);
   for (std::size_t j = 0; j < t.size(); ++j)
@@ -142,12 +125,12 @@ Vector fit_curve(const BSplineBasis& basis, const Matrix& roughness, double lamb
   const Matrix phi = basis.evaluate(t);
   const Eigen::Map<const Vector> xv(x.data(), static_cast<Eigen::Index>(x.size()));
   const Matrix a = phi.transpose() * phi + lambda * roughness;
-  Eigen::LDLT<Matrix> ldlt(a);
-  if (ldlt.info() != Eigen::Success || ldlt.rcond() < 1e-13)
+  const nexp::linalg::Ldlt ldlt(a);
+  if (!ldlt.ok() || ldlt.rcond() < 1e-13)
     throw nexp::DataError(fmt::format("curve {}: the penalised spline system is singular ({} points, {} basis "
                                       "functions, penalty {}); raise params.penalty or lower params.M",
                                       curve, x.size(), basis.size(), lambda));
-  return ldlt.solve(phi.transpose() * xv);
+  return ldlt.solve(Vector(phi.transpose() * xv));
 }
 
 Matrix Fpca::scores(const Matrix& coefficients, const Matrix& gram) const {
@@ -159,16 +142,18 @@ Fpca fit_fpca(const Matrix& coefficients, const Matrix& gram, int components) {
   f.mean = coefficients.colwise().mean().transpose();
   const Matrix centred = coefficients.rowwise() - f.mean.transpose();
   const Matrix cov = centred.transpose() * centred / static_cast<double>(coefficients.rows());
-  Eigen::SelfAdjointEigenSolver<Matrix> wsolve(gram);
-  const Matrix half = wsolve.operatorSqrt(), inv_half = wsolve.operatorInverseSqrt();
-  Eigen::SelfAdjointEigenSolver<Matrix> es(half * cov * half);
+  // W^1/2 and W^-1/2 from W = V diag(w) V^T (as Eigen's operatorSqrt and operatorInverseSqrt form them).
+  const nexp::linalg::SymmetricEigen w = nexp::linalg::symmetric_eigen(gram);
+  const Matrix half = w.vectors * w.values.cwiseSqrt().asDiagonal() * w.vectors.transpose();
+  const Matrix inv_half = w.vectors * w.values.cwiseInverse().cwiseSqrt().asDiagonal() * w.vectors.transpose();
+  const nexp::linalg::SymmetricEigen es = nexp::linalg::symmetric_eigen(half * cov * half);
   const int k = std::min<int>(components, static_cast<int>(gram.rows()));
   f.directions.resize(gram.rows(), k);
   f.eigenvalues.resize(k);
-  for (int c = 0; c < k; ++c) {  // Eigen sorts ascending
+  for (int c = 0; c < k; ++c) {  // ascending: the largest last
     const Eigen::Index idx = gram.rows() - 1 - c;
-    f.eigenvalues(c) = es.eigenvalues()(idx);
-    f.directions.col(c) = inv_half * es.eigenvectors().col(idx);
+    f.eigenvalues(c) = es.values(idx);
+    f.directions.col(c) = inv_half * es.vectors.col(idx);
   }
   return f;
 }
@@ -244,12 +229,12 @@ double product_by_halves(const double* d, int start, int length) {
 
 // Weighted least squares from the normal equations m beta = t (column-major P x P): the intercept,
 // the weight inv(m)(0, 0) of one observation of the centre bin (times K(0)^2 or K(0)), and whether m
-// is safely invertible. 2 and 3 features: Eigen's closed forms; 6: one partial-pivoting LU.
+// is safely invertible. 2 and 3 features: closed forms (nexp::linalg chooses them by size) and a
+// fixed-size product; 6: one partial-pivoting LU.
 template <int P>
-LocalFit solve_normal_small(const double* m, const double* t, double kernel0, double scale) {
-  const Eigen::Map<const Eigen::Matrix<double, P, P>> mm(m);
-  if (mm.determinant() <= 1e-10 * scale) return {};
-  const Eigen::Matrix<double, P, P> inv = mm.inverse();
+LocalFit solve_normal_small(const Matrix& mm, const double* t, double kernel0, double scale) {
+  if (nexp::linalg::determinant(mm) <= 1e-10 * scale) return {};
+  const Eigen::Matrix<double, P, P> inv = nexp::linalg::inverse(mm);
   return {(inv * Eigen::Map<const Eigen::Matrix<double, P, 1>>(t))(0), kernel0 * inv(0, 0), true};
 }
 
@@ -258,12 +243,11 @@ LocalFit solve_normal(int p, const double* m, const double* t, double kernel0) {
   for (int i = 0; i < p; ++i) diagonal[i] = m[i * (p + 1)];
   const double scale = product_by_halves(diagonal, 0, p);  // the determinant relative to it is scale-free
   if (!(scale > 0)) return {};
-  if (p == 2) return solve_normal_small<2>(m, t, kernel0, scale);
-  if (p == 3) return solve_normal_small<3>(m, t, kernel0, scale);
-  const Eigen::Map<const Matrix> mm(m, p, p);
-  const Eigen::PartialPivLU<Matrix> lu(mm);
-  if (lu.determinant() <= 1e-10 * scale) return {};
-  const Matrix inv = lu.inverse();
+  const Matrix mm = Eigen::Map<const Matrix>(m, p, p);
+  if (p == 2) return solve_normal_small<2>(mm, t, kernel0, scale);
+  if (p == 3) return solve_normal_small<3>(mm, t, kernel0, scale);
+  if (nexp::linalg::determinant(mm) <= 1e-10 * scale) return {};
+  const Matrix inv = nexp::linalg::inverse(mm);
   const Vector tv = Eigen::Map<const Vector>(t, p);
   return {(inv * tv)(0), kernel0 * inv(0, 0), true};
 }
@@ -358,7 +342,7 @@ double choose_noise(const Pace& p, const std::vector<Curve>& curves) {
       const Vector b = phi.transpose() * r;
       for (Eigen::Index j = 0; j < r.size(); ++j) {
         const Vector pj = phi.row(j).transpose();
-        const Vector xi = (a - pj * pj.transpose()).ldlt().solve(b - pj * r(j));
+        const Vector xi = nexp::linalg::Ldlt(a - pj * pj.transpose()).solve(Vector(b - pj * r(j)));
         error += std::pow(r(j) - pj.dot(xi), 2);
       }
     }
@@ -412,15 +396,16 @@ Pace fit_pace(const std::vector<Curve>& curves, int components, int grid_points)
   Vector w = Vector::Constant(g, 1.0 / (g - 1));
   w(0) *= 0.5, w(g - 1) *= 0.5;
   const Vector root = w.cwiseSqrt();
-  Eigen::SelfAdjointEigenSolver<Matrix> es(root.asDiagonal() * p.covariance * root.asDiagonal());
-  const double top = es.eigenvalues()(g - 1);
+  const nexp::linalg::SymmetricEigen es =
+      nexp::linalg::symmetric_eigen(root.asDiagonal() * p.covariance * root.asDiagonal());
+  const double top = es.values(g - 1);
   int k = 0;
-  while (k < components && k < g && es.eigenvalues()(g - 1 - k) > 1e-10 * top) ++k;
+  while (k < components && k < g && es.values(g - 1 - k) > 1e-10 * top) ++k;
   p.eigenvalues.resize(k);
   p.eigenfunctions.resize(g, k);
   for (int c = 0; c < k; ++c) {
-    p.eigenvalues(c) = es.eigenvalues()(g - 1 - c);
-    Vector phi = es.eigenvectors().col(g - 1 - c).cwiseQuotient(root);
+    p.eigenvalues(c) = es.values(g - 1 - c);
+    Vector phi = es.vectors.col(g - 1 - c).cwiseQuotient(root);
     Eigen::Index big;
     phi.cwiseAbs().maxCoeff(&big);
     p.eigenfunctions.col(c) = phi(big) < 0 ? Vector(-phi) : phi;  // a fixed sign
@@ -438,7 +423,7 @@ Vector Pace::scores(const Curve& c, std::int64_t columns) const {
   curve_design(*this, c, phi, r);
   Matrix a = phi.transpose() * phi;
   a.diagonal() += score_noise * eigenvalues.cwiseInverse();
-  out.head(k) = a.ldlt().solve(phi.transpose() * r);
+  out.head(k) = nexp::linalg::Ldlt(a).solve(Vector(phi.transpose() * r));
   return out.head(columns);
 }
 

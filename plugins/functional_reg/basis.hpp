@@ -13,14 +13,12 @@
 // Gram matrix. Fourier basis (for FuncNN's weight functions and the simulator): psi_1 = 1,
 // psi_2k = sqrt 2 cos(2 pi k t), psi_2k+1 = sqrt 2 sin(2 pi k t), orthonormal on [0, 1].
 //
-// Every Eigen decomposition of the plugin (LDLT, the symmetric eigensolver, LU, the complete
-// orthogonal decomposition) is compiled in basis.cpp only; other files reach them through the small
-// non-template functions below, and include <Eigen/Core> alone (compile time).
+// The decompositions (LDLT, the symmetric eigensolver, the small inverses) come from nexp/linalg.hpp,
+// compiled once in libnexp_core: the plugin's files include <Eigen/Core> alone (compile time).
 #include <Eigen/Core>
 
 #include <cstdint>
 #include <functional>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -52,25 +50,6 @@ class BSplineBasis {
   int size_;
   std::vector<double> knots_;
 };
-
-// LDLT factorisation (Eigen::LDLT) of a symmetric positive semi-definite matrix, computed once.
-class SymmetricSolver {
- public:
-  explicit SymmetricSolver(const Matrix& a);
-  ~SymmetricSolver();
-  SymmetricSolver(SymmetricSolver&&) noexcept;
-  bool ok() const;       // the factorisation succeeded
-  double rcond() const;  // estimate of the reciprocal condition number
-  Vector solve(const Vector& b) const;
-  Matrix solve(const Matrix& b) const;
-
- private:
-  struct Factor;
-  std::unique_ptr<Factor> factor_;
-};
-
-// The minimum-norm least-squares solution of x b = y (complete orthogonal decomposition).
-Vector least_squares(const Matrix& x, const Vector& y);
 
 // Fourier basis psi_1..psi_K at t (row per point).
 Matrix fourier(const std::vector<double>& t, int k);

@@ -1,6 +1,7 @@
 #include "models.hpp"
 
 #include <fmt/format.h>
+#include <nexp/linalg.hpp>
 
 #include <cmath>
 
@@ -113,7 +114,7 @@ LinearFit fit_flm(const Matrix& c, const Vector& y, const Matrix& gram, const Ma
   for (double lambda : lambdas) {
     // A tiny ridge keeps the system positive definite where Z is rank-deficient (e.g. n < P M).
     const Matrix a = ztz + lambda * pen + 1e-10 * scale * Matrix::Identity(P * M, P * M);
-    const SymmetricSolver ldlt(a);
+    const nexp::linalg::Ldlt ldlt(a);
     const Vector b = ldlt.solve(zty);
     const double rss = (yc - zc * b).squaredNorm();
     const double trace = ldlt.solve(ztz).trace();
@@ -137,7 +138,7 @@ LinearFit fit_flm(const Matrix& c, const Vector& y, const Matrix& gram, const Ma
 Vector flm_beta(const LinearFit& f, const BSplineBasis& basis, std::int64_t p, const std::vector<double>& t) {
   const Eigen::Index M = basis.size();
   const Vector bg = f.b.segment(p * M, M);  // = G b_p
-  const Vector b = SymmetricSolver(basis.gram()).solve(bg);
+  const Vector b = nexp::linalg::Ldlt(basis.gram()).solve(bg);
   return basis.evaluate(t) * b;
 }
 
@@ -145,7 +146,7 @@ LinearFit fit_ols(const Matrix& x, const Vector& y) {
   LinearFit f;
   const Vector mean = x.colwise().mean().transpose();
   const Matrix xc = x.rowwise() - mean.transpose();
-  f.b = least_squares(xc, (y.array() - y.mean()).matrix());
+  f.b = nexp::linalg::least_squares(xc, (y.array() - y.mean()).matrix());
   f.intercept = y.mean() - mean.dot(f.b);
   return f;
 }

@@ -1,11 +1,13 @@
 // CMA-ES with IPOP restarts (samplers/cmaes.hpp).
 #include "cmaes.hpp"
 
-#include <Eigen/Dense>
+#include <Eigen/Core>
 
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+
+#include "nexp/linalg.hpp"
 
 namespace nexp::samplers {
 
@@ -100,9 +102,9 @@ struct Strategy {
 
   void decompose() {
     C = 0.5 * (C + C.transpose());
-    Eigen::SelfAdjointEigenSolver<Mat> eig(C);
-    B = eig.eigenvectors();
-    D = eig.eigenvalues().cwiseMax(1e-300).cwiseSqrt();
+    linalg::SymmetricEigen eig = linalg::symmetric_eigen(C);
+    B = std::move(eig.vectors);
+    D = eig.values.cwiseMax(1e-300).cwiseSqrt();
   }
 
   // IPOP's stopping rules: converged, stagnant, or ill-conditioned.
