@@ -218,13 +218,10 @@ Set members(std::uint32_t mask, int n) {
     if (mask >> i & 1u) s.push_back(i);
   return s;
 }
-}  // namespace
 
-ExhaustiveReport check_exhaustive(const std::function<double(const Set&)>& f, int n, double tol, bool alpha) {
-  if (n > 20) throw nexp::Error("check_exhaustive: n = " + std::to_string(n) + " > 20 (2^n evaluations)");
+// The checks of check_exhaustive on the values of all 2^n subsets of n items, indexed by bit mask.
+ExhaustiveReport check_value_table(const std::vector<double>& value, int n, double tol, bool alpha) {
   const std::uint32_t full = 1u << n;
-  std::vector<double> value(full);
-  for (std::uint32_t m = 0; m < full; ++m) value[m] = f(members(m, n));
   ExhaustiveReport r;
   for (std::uint32_t s = 0; s < full; ++s)
     for (int i = 0; i < n; ++i) {
@@ -251,6 +248,26 @@ ExhaustiveReport check_exhaustive(const std::function<double(const Set&)>& f, in
         if (s == 0) break;
       }
   return r;
+}
+
+// Every subset of n items (min_n <= n <= 20) as a set, in bit-mask order.
+std::vector<Set> all_subsets(int n, int min_n, const char* who) {
+  if (n < min_n || n > 20)
+    throw nexp::Error(std::string(who) + ": n = " + std::to_string(n) + ", expected " + std::to_string(min_n) +
+                      "..20 (2^n evaluations)");
+  std::vector<Set> subsets;
+  subsets.reserve(std::size_t{1} << n);
+  for (std::uint32_t m = 0; m < 1u << n; ++m) subsets.push_back(members(m, n));
+  return subsets;
+}
+}  // namespace
+
+ExhaustiveReport check_exhaustive(const std::function<double(const Set&)>& f, int n, double tol, bool alpha) {
+  const std::vector<Set> subsets = all_subsets(n, 0, "check_exhaustive");
+  std::vector<double> value;
+  value.reserve(subsets.size());
+  for (const Set& s : subsets) value.push_back(f(s));
+  return check_value_table(value, n, tol, alpha);
 }
 
 Set random_subset(int n, int size, nexp::Random& rng) {
@@ -310,20 +327,8 @@ TripleReport check_triples(const BatchFunction& f, const std::vector<Triple>& tr
 
 CheckReport check_set_function(const BatchFunction& f, int exhaustive_n, const std::vector<Triple>& triples,
                                double tol) {
-  if (exhaustive_n < 1 || exhaustive_n > 20)
-    throw nexp::Error("check_set_function: exhaustive_n = " + std::to_string(exhaustive_n) + ", expected 1..20");
-  const std::uint32_t full = 1u << exhaustive_n;
-  std::vector<Set> subsets;
-  subsets.reserve(full);
-  for (std::uint32_t m = 0; m < full; ++m) subsets.push_back(members(m, exhaustive_n));
-  const std::vector<double> value = f(subsets);
-  const auto lookup = [&value](const Set& s) {
-    std::uint32_t m = 0;
-    for (int i : s) m |= 1u << i;
-    return value[m];
-  };
-  CheckReport r;
-  r.exhaustive = check_exhaustive(lookup, exhaustive_n, tol, true);
+  CheckReport r;  // the 2^n subsets in one batch
+  r.exhaustive = check_value_table(f(all_subsets(exhaustive_n, 1, "check_set_function")), exhaustive_n, tol, true);
   r.triples = check_triples(f, triples, tol);
   return r;
 }
