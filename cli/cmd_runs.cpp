@@ -229,12 +229,11 @@ void add_runs_commands(CLI::App& cli, App&) {
   {
     auto f = std::make_shared<Filters>();
     auto as_json = std::make_shared<bool>(false);
-    auto csv = std::make_shared<bool>(false);
     auto output = std::make_shared<std::string>();
     auto* c = cli.add_subcommand("export", "Export runs (params and summary metrics) as CSV or JSON");
     add_filters(c, *f);
     auto* j = c->add_flag("--json", *as_json, "JSON array of runs");
-    c->add_flag("--csv", *csv, "one CSV row per run (the default)")->excludes(j);
+    c->add_flag("--csv", "one CSV row per run (the default)")->excludes(j);  // bound to nothing: the default
     c->add_option("-o,--output", *output, "write to this file instead of stdout");
     c->callback([=] { export_runs(*f, *as_json, *output); });
   }

@@ -266,7 +266,6 @@ void execute(std::vector<Task*>& tasks, const ReproduceOptions& options) {
 
 RowOutcome evaluate(const ResultsFile& file, const ResultRow& row, const Task& t) {
   RowOutcome o{file.plugin, row.id, "", "", t.folder, t.run_id, t.reused, t.cpu_seconds, {}};
-  if (t.command != &row.command) o.cpu_seconds = -1;  // counted on the first row with this command
   if (!t.skip.empty()) {
     o.verdict = "skipped";
     o.reason = t.skip;

@@ -77,14 +77,22 @@ std::string format_field(const std::string& spec, double v) {
   return group ? group_thousands(out) : out;
 }
 
+// Four significant digits; whole numbers of five digits or more as they are, not as 5.592e+04.
+std::string four_significant(double value) {
+  const double a = std::fabs(value);
+  return a >= 1e4 && a < 1e15 ? fmt::format("{:.0f}", value) : fmt::format("{:.4g}", value);
+}
+
 }  // namespace
 
 std::string format_like(const std::string& like, double value) {
   const Written w = written(like);
+  // A zero placeholder (0, 0.0) says nothing about the precision the value deserves.
+  if (value != 0 && std::strtod(like.c_str(), nullptr) == 0) return four_significant(value);
   if (!w.scientific) {
     std::string out = fmt::format("{:.{}f}", value, w.decimals);
-    // Too few decimals to show the value at all (a placeholder 0.0): four significant digits instead.
-    return value != 0 && std::stod(out) == 0 ? fmt::format("{:.4g}", value) : out;
+    // Too few decimals to show the value at all: four significant digits instead.
+    return value != 0 && std::stod(out) == 0 ? four_significant(value) : out;
   }
   std::string s = fmt::format("{:.{}e}", value, w.decimals);  // 5.3e-12, 1.0e+03
   const auto e = s.find('e');

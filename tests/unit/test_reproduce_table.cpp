@@ -58,6 +58,14 @@ TEST(Reproduce, FormatsNumbersAsTheReadmeShowsThem) {
   EXPECT_EQ(format_like("60", 59.0), "59");
   EXPECT_EQ(format_like("5.3e-12", 4.96e-12), "5.0e-12");
   EXPECT_EQ(format_like("1.25E+3", 1300), "1.30E3");
+  // A zero placeholder takes four significant digits, whatever its own decimals.
+  EXPECT_EQ(format_like("0", 0.84123), "0.8412");
+  EXPECT_EQ(format_like("0.0", 0.0229), "0.0229");
+  EXPECT_EQ(format_like("0", 55916), "55916");
+  EXPECT_EQ(format_like("0", 1.5e-7), "1.5e-07");
+  EXPECT_EQ(format_like("0", 0.0), "0");
+  EXPECT_EQ(format_like("0.5", 0.0229), "0.0229") << "too few decimals to show it at all";
+  EXPECT_EQ(format_like("0.5", 0.84123), "0.8") << "else the recorded text's decimals are the user's choice";
 }
 
 TEST(Reproduce, ReadmeTablesAreGeneratedBetweenTheirMarkers) {
