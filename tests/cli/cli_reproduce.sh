@@ -114,7 +114,7 @@ expect_exit 0 nx reproduce demo/results.yaml --row fit-weights
 # Two rows on one run: --record writes the run's cost on both; a zero placeholder takes four digits.
 sed -i 's/recorded: 0.0229[0-9]*, compare: {abs: 0.1}/recorded: 0, compare: {abs: 0.1}/' demo/results.yaml
 expect_exit 0 nx reproduce demo/results.yaml --row fit --row fit-weights --fresh --record
-grep -Eq "recorded: 0\.0[0-9]{3}, compare: \{abs: 0.1\}" demo/results.yaml || fail "four digits for a zero placeholder: $(cat demo/results.yaml)"
+grep -Eq "recorded: 0\.02[0-9]{3}, compare: \{abs: 0.1\}" demo/results.yaml || fail "four digits for a zero placeholder: $(cat demo/results.yaml)"
 read -r COST_FIT COST_WEIGHTS < <(python3 -c "import yaml; r = yaml.safe_load(open('demo/results.yaml'))['rows']; print(r[0]['cost'], r[1]['cost'])")
 [[ $COST_FIT == "$COST_WEIGHTS" && $COST_FIT != 1.5 ]] || fail "both rows record the shared run's cost: $COST_FIT, $COST_WEIGHTS"
 
