@@ -24,7 +24,7 @@ cmake -S "$WORK/outside" -B "$WORK/outside/build" -G Ninja -DCMAKE_BUILD_TYPE=Re
 OTHER=$(command -v clang++ || true)
 [[ $("$NEXP_CXX_COMPILER" --version) == *clang* ]] && OTHER=$(command -v g++ || true)
 if [[ -n $OTHER ]]; then
-  expect_exit 1 cmake -S "$WORK/outside" -B "$WORK/outside/build-other" -G Ninja -DCMAKE_PREFIX_PATH="$PREFIX" \
+  expect_exit 1 env -u CXXFLAGS -u LDFLAGS cmake -S "$WORK/outside" -B "$WORK/outside/build-other" -G Ninja -DCMAKE_PREFIX_PATH="$PREFIX" \
     -DCMAKE_CXX_COMPILER="$OTHER"
   expect_contains "$OUT$ERR" "nexp would refuse to load its plugins" "a compiler other than nexp's"
 fi
