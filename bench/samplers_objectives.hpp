@@ -7,6 +7,15 @@
 //   noisy_hartmann6  hartmann6 plus Gaussian noise (sd 0.1) drawn from (seed, trial), so both sides
 //                 see the same noise
 //   mixed         a categorical (3 choices), an integer 1..10 and two reals in [-3,3]; minimum 0
+// And the two-objective problems (pareto_problems(), NSGA-II), both objectives minimised, each with a
+// closed-form Pareto front and a reference point for the hypervolume: the largest value each objective
+// takes on the box, plus 10%.
+//   zdt1  5-D, [0,1]^5 (Zitzler, Deb and Thiele 2000): f1 = x0, g = 1 + 9/4 (x1 + ... + x4),
+//         f2 = g (1 - sqrt(f1 / g)); front g = 1: f2 = 1 - sqrt(f1), f1 in [0,1] (convex). Reference (1.1, 11).
+//   zdt2  as zdt1 with f2 = g (1 - (f1 / g)^2); front f2 = 1 - f1^2 (concave). Reference (1.1, 11).
+//   fonseca_fleming  3-D, [-4,4]^3 (Fonseca and Fleming 1995; FON in Deb et al. 2002):
+//         f1 = 1 - exp(-sum (x_i - 1/sqrt 3)^2), f2 = 1 - exp(-sum (x_i + 1/sqrt 3)^2); front
+//         x0 = x1 = x2 = t, t in [-1/sqrt 3, 1/sqrt 3] (concave). Reference (1.1, 1.1).
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -78,6 +87,44 @@ inline double mixed(const samplers::Point& x, std::uint64_t, int) {
   static const double cx[3] = {1, -1, 0}, cy[3] = {0.5, 2, -1}, offset[3] = {0.5, 0, 1};
   const int c = static_cast<int>(x[0]);
   return std::pow(x[2] - cx[c], 2) + std::pow(x[3] - cy[c], 2) + offset[c] + 0.1 * std::pow(x[1] - 7, 2);
+}
+
+struct ParetoProblem {
+  std::string name;
+  samplers::Space space;
+  std::array<double, 2> reference;  // for the hypervolume
+  std::array<double, 2> (*f)(const samplers::Point& x);
+};
+
+// ZDT's g: 1 + 9 times the mean of x1..x(n-1) (1 on the front).
+inline double zdt_g(const samplers::Point& x) {
+  double s = 0;
+  for (std::size_t i = 1; i < x.size(); ++i) s += x[i];
+  return 1 + 9 * s / static_cast<double>(x.size() - 1);
+}
+
+inline std::array<double, 2> zdt1(const samplers::Point& x) {
+  const double g = zdt_g(x);
+  return {x[0], g * (1 - std::sqrt(x[0] / g))};
+}
+
+inline std::array<double, 2> zdt2(const samplers::Point& x) {
+  const double g = zdt_g(x);
+  return {x[0], g * (1 - (x[0] / g) * (x[0] / g))};
+}
+
+inline std::array<double, 2> fonseca_fleming(const samplers::Point& x) {
+  const double c = 1 / std::sqrt(static_cast<double>(x.size()));
+  double a = 0, b = 0;
+  for (double v : x) a += (v - c) * (v - c), b += (v + c) * (v + c);
+  return {1 - std::exp(-a), 1 - std::exp(-b)};
+}
+
+inline std::vector<ParetoProblem> pareto_problems() {
+  samplers::Space unit5, box3;
+  for (int i = 0; i < 5; ++i) unit5.push_back(real("x" + std::to_string(i), 0, 1));
+  for (int i = 0; i < 3; ++i) box3.push_back(real("x" + std::to_string(i), -4, 4));
+  return {{"zdt1", unit5, {1.1, 11}, zdt1}, {"zdt2", unit5, {1.1, 11}, zdt2}, {"fonseca_fleming", box3, {1.1, 1.1}, fonseca_fleming}};
 }
 
 inline std::vector<Objective> objectives() {

@@ -7,6 +7,13 @@ names them, CmaEsSampler(seed=s) (needs python3-cmaes) and tpe_scaled: TPESample
 kernel density Optuna 3.1.0 computes corrected (each kernel's -log sigma put back, as nexp does).
 
     samplers_optuna.py SEEDS BUDGET [OBJECTIVE ...] > optuna.csv
+
+The two-objective problems of pareto_problems() (bench/samplers_pareto.sh): NSGAIISampler(seed=s) and
+RandomSampler(seed=s) with their defaults (OPTUNA_SAMPLERS picks them, default nsga2,random), one row per
+trial in the format of `nexp_sampler_bench pareto`: impl, sampler, problem, seed, trial, f1, f2,
+hypervolume of the trials so far, seconds the sampler took.
+
+    samplers_optuna.py pareto SEEDS BUDGET [PROBLEM ...] > optuna_pareto.csv
 """
 import math
 import os
@@ -16,6 +23,8 @@ import time
 import numpy as np
 import optuna
 from optuna.samplers._tpe import _truncnorm as truncnorm
+
+from samplers_report import REFERENCE_POINTS, hypervolume_2d
 
 M64 = (1 << 64) - 1
 
@@ -75,6 +84,32 @@ OBJECTIVES = {"branin": branin, "hartmann6": hartmann6, "rosenbrock10": rosenbro
               "noisy_hartmann6": noisy_hartmann6, "mixed": mixed}
 
 
+# The two-objective problems (bench/samplers_objectives.hpp has the formulas, fronts and reference points).
+def zdt_g(x):
+    return 1 + 9 * sum(x[1:]) / (len(x) - 1)
+
+
+def zdt1(t):
+    x = [t.suggest_float(f"x{i}", 0, 1) for i in range(5)]
+    g = zdt_g(x)
+    return x[0], g * (1 - math.sqrt(x[0] / g))
+
+
+def zdt2(t):
+    x = [t.suggest_float(f"x{i}", 0, 1) for i in range(5)]
+    g = zdt_g(x)
+    return x[0], g * (1 - (x[0] / g) * (x[0] / g))
+
+
+def fonseca_fleming(t):
+    x = [t.suggest_float(f"x{i}", -4, 4) for i in range(3)]
+    c = 1 / math.sqrt(len(x))
+    return (1 - math.exp(-sum((v - c) ** 2 for v in x)), 1 - math.exp(-sum((v + c) ** 2 for v in x)))
+
+
+PARETO_PROBLEMS = {"zdt1": zdt1, "zdt2": zdt2, "fonseca_fleming": fonseca_fleming}
+
+
 def scaled_logpdf(x, a, b, loc=0, scale=1):
     """The truncated normal's log density with the -log(scale) that Optuna 3.1.0's _truncnorm.logpdf
     leaves out (optuna issue #5109, fixed by pull request #5110 in later releases)."""
@@ -114,7 +149,35 @@ class Timed:
         return timed
 
 
+PARETO_SAMPLERS = {"nsga2": lambda seed: optuna.samplers.NSGAIISampler(seed=seed),
+                   "random": lambda seed: optuna.samplers.RandomSampler(seed=seed)}
+
+
+def pareto(seeds, budget, only):
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    out = sys.stdout
+    out.write("impl,sampler,problem,seed,trial,f1,f2,hypervolume,ask_seconds\n")
+    for name in only or list(PARETO_PROBLEMS):
+        f, reference = PARETO_PROBLEMS[name], REFERENCE_POINTS[name]
+        for sampler_name in os.environ.get("OPTUNA_SAMPLERS", "nsga2,random").split(","):
+            for seed in range(seeds):
+                study = optuna.create_study(directions=["minimize", "minimize"], sampler=PARETO_SAMPLERS[sampler_name](seed))
+                values = []
+                for n in range(budget):
+                    t0 = time.perf_counter()
+                    trial = study.ask()
+                    ask = time.perf_counter() - t0
+                    timed = Timed(trial)
+                    v = f(timed)
+                    study.tell(trial, v)
+                    values.append(v)
+                    out.write(f"optuna,{sampler_name},{name},{seed},{n},{v[0]:.10g},{v[1]:.10g},"
+                              f"{hypervolume_2d(values, reference):.10g},{ask + timed.seconds:.3e}\n")
+
+
 def main():
+    if sys.argv[1] == "pareto":
+        return pareto(int(sys.argv[2]), int(sys.argv[3]), sys.argv[4:])
     seeds, budget = int(sys.argv[1]), int(sys.argv[2])
     only = sys.argv[3:] or list(OBJECTIVES)
     optuna.logging.set_verbosity(optuna.logging.WARNING)

@@ -1,9 +1,11 @@
 // core/src/samplers/: TPE's split, weights and Parzen estimators against hand computations, its
 // determinism, and that it learns (a quadratic, against independent uniform draws); the median rule
-// and ASHA on hand-made curves; CMA-ES converging on a quadratic, and its restart.
+// and ASHA on hand-made curves; CMA-ES converging on a quadratic, and its restart; NSGA-II's sort and
+// crowding distance, the two-objective hypervolume by hand and by counting grid cells.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <numeric>
 
@@ -317,6 +319,31 @@ TEST(Nsga2, CrowdingDistanceMatchesAHandComputation) {
   EXPECT_DOUBLE_EQ(d[2], 1.25);
 }
 
+TEST(Nsga2, HypervolumeMatchesAHandComputation) {
+  // (1,3) (2,2) (3,1) below (4,4): bands 3x1 + 2x1 + 1x1 = 6. A dominated point, a duplicate, a point
+  // beyond the reference, one on its edge and a NaN add nothing.
+  const double nan = std::nan("");
+  EXPECT_DOUBLE_EQ(hypervolume_2d({{1, 3}, {2, 2}, {3, 1}}, {4, 4}), 6.0);
+  EXPECT_DOUBLE_EQ(hypervolume_2d({{3, 1}, {2.5, 2.5}, {2, 2}, {5, 0}, {1, 3}, {2, 2}, {0, 4}, {nan, 0}}, {4, 4}), 6.0);
+  EXPECT_DOUBLE_EQ(hypervolume_2d({{0.5, 0.25}}, {1, 1}), 0.375);
+  EXPECT_DOUBLE_EQ(hypervolume_2d({}, {1, 1}), 0.0);
+}
+
+TEST(Nsga2, HypervolumeEqualsACountOfDominatedGridCells) {
+  // Integer points below (12, 12), many ties: the unit cell [i, i+1] x [j, j+1] is dominated when a
+  // point has p1 <= i and p2 <= j, so counting such cells gives the exact area.
+  Random rng(5);
+  for (int trial = 0; trial < 50; ++trial) {
+    std::vector<std::array<double, 2>> pts;
+    for (int i = 0, n = 1 + trial % 15; i < n; ++i) pts.push_back({std::floor(rng.uniform(0, 14)), std::floor(rng.uniform(0, 14))});
+    int cells = 0;
+    for (int i = 0; i < 12; ++i)
+      for (int j = 0; j < 12; ++j)
+        cells += std::any_of(pts.begin(), pts.end(), [&](const auto& p) { return p[0] <= i && p[1] <= j; });
+    EXPECT_DOUBLE_EQ(hypervolume_2d(pts, {12, 12}), cells) << trial;
+  }
+}
+
 TEST(Nsga2, SpreadsAlongTheParetoFrontBetterThanUniformDraws) {
   // ZDT1 on 3 variables: f1 = x0, f2 = g (1 - sqrt(x0 / g)), g = 1 + 4.5 (x1 + x2). Hypervolume of the
   // trials' front to (1.1, 6.5) after 400 trials (8 generations of 50), median of 5 seeds.
@@ -325,25 +352,18 @@ TEST(Nsga2, SpreadsAlongTheParetoFrontBetterThanUniformDraws) {
     const double g = 1 + 4.5 * (x[1] + x[2]);
     return std::vector<double>{x[0], g * (1 - std::sqrt(x[0] / g))};
   };
-  auto hypervolume = [](std::vector<std::vector<double>> pts) {
-    std::sort(pts.begin(), pts.end());
-    double hv = 0, best_f2 = 6.5;
-    for (const auto& p : pts)
-      if (p[1] < best_f2 && p[0] < 1.1) hv += (1.1 - p[0]) * (best_f2 - p[1]), best_f2 = p[1];
-    return hv;  // the staircase's area, one horizontal band per point that lowers f2
-  };
   auto run = [&](const std::string& name, std::uint64_t seed) {
     auto s = make_sampler(name, space, seed);
     std::vector<Observation> h;
-    std::vector<std::vector<double>> pts;
+    std::vector<std::array<double, 2>> pts;
     for (int n = 0; n < 400; ++n) {
       Point x = s->ask(h, n);
       Observation o;
       o.number = n, o.x = x, o.values = f(x);
-      pts.push_back(o.values);
+      pts.push_back({o.values[0], o.values[1]});
       h.push_back(std::move(o));
     }
-    return hypervolume(pts);
+    return hypervolume_2d(pts, {1.1, 6.5});
   };
   std::vector<double> nsga, uniform;
   for (std::uint64_t seed = 0; seed < 5; ++seed) nsga.push_back(run("nsga2", seed)), uniform.push_back(run("random", seed));

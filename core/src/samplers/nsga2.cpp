@@ -5,6 +5,8 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <tuple>
+#include <utility>
 
 namespace nexp::samplers {
 
@@ -57,6 +59,20 @@ std::vector<double> crowding_distance(const std::vector<std::vector<double>>& fr
   return d;
 }
 
+double hypervolume_2d(std::vector<std::array<double, 2>> points, std::array<double, 2> reference) {
+  // Below the reference in both (a NaN is not): the rest dominate nothing inside the box.
+  const auto outside = [&](const std::array<double, 2>& p) { return !(p[0] < reference[0] && p[1] < reference[1]); };
+  points.erase(std::remove_if(points.begin(), points.end(), outside), points.end());
+  std::sort(points.begin(), points.end());
+  double area = 0, ceiling = reference[1];  // the lowest second objective of the points so far
+  for (const auto& [f1, f2] : points) {
+    if (f2 >= ceiling) continue;  // inside the staircase already
+    area += (reference[0] - f1) * (ceiling - f2);
+    ceiling = f2;
+  }
+  return area;
+}
+
 namespace {
 
 struct Member {
@@ -94,6 +110,25 @@ const Member& tournament(const std::vector<Member>& population, Random& rng) {
   return a.crowding >= b.crowding ? a : b;
 }
 
+// Nsga2Selection::Optuna310: the first candidate if it dominates the second, else the second.
+const Member* dominance_tournament(const std::vector<const Member*>& pool, Random& rng) {
+  const Member* a = pool[rng.below(pool.size())];
+  const Member* b = pool[rng.below(pool.size())];
+  return dominates(a->o->values, b->o->values) ? a : b;
+}
+
+std::pair<const Member*, const Member*> optuna310_parents(const std::vector<Member>& population, bool crossover, Random& rng) {
+  if (!crossover) {
+    const Member* m = &population[rng.below(population.size())];
+    return {m, m};
+  }
+  std::vector<const Member*> pool;
+  for (const auto& m : population) pool.push_back(&m);
+  const Member* a = dominance_tournament(pool, rng);
+  pool.erase(std::find(pool.begin(), pool.end(), a));
+  return {a, dominance_tournament(pool, rng)};
+}
+
 }  // namespace
 
 Point Nsga2Sampler::ask(const std::vector<Observation>& history, int number) {
@@ -109,13 +144,19 @@ Point Nsga2Sampler::ask(const std::vector<Observation>& history, int number) {
     generation.clear();
   }
   if (population.empty()) return draw_uniform(space_, rng);
-  const Member& a = tournament(population, rng);
-  const Member& b = tournament(population, rng);
-  const bool crossover = rng.uniform() < 0.9;
+  const Member *a, *b;
+  bool crossover;
+  if (selection_ == Nsga2Selection::Crowded) {
+    a = &tournament(population, rng), b = &tournament(population, rng);
+    crossover = rng.uniform() < 0.9;
+  } else {
+    crossover = rng.uniform() < 0.9;
+    std::tie(a, b) = optuna310_parents(population, crossover, rng);
+  }
   const double mutation = 1.0 / static_cast<double>(space_.size());
   Point x(space_.size());
   for (std::size_t d = 0; d < space_.size(); ++d) {
-    x[d] = crossover && rng.uniform() < 0.5 ? b.o->x[d] : a.o->x[d];
+    x[d] = crossover && rng.uniform() < 0.5 ? b->o->x[d] : a->o->x[d];
     if (rng.uniform() < mutation) x[d] = draw_uniform(space_[d], rng);
   }
   return x;
