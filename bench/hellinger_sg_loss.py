@@ -8,6 +8,10 @@ growth is measured too. Prints one table (seconds of both implementations in bot
 speed-up, the PyTorch / nexp ratio, memory) and writes CSV.
 
     /usr/bin/python3 bench/hellinger_sg_loss.py [path/to/nexp]     (default: build/nexp)
+    /usr/bin/python3 bench/hellinger_sg_loss.py --torch-only 100,250,500
+
+--torch-only EDGES times the PyTorch side alone at the given sizes (the nexp side's numbers come from
+`nexp run configs/hellinger_sg/bench.yaml 'params.edges=[...]'`) and prints and writes its rows.
 """
 import csv
 import json
@@ -90,6 +94,27 @@ def nexp_side(nexp):
             return {int(r["edges"]): r for r in csv.DictReader(f)}
 
 
+def torch_only(sizes):
+    rows = []
+    for n_edges in sizes:
+        row = [n_edges]
+        for impl in ("factorised", "materialised"):
+            out = subprocess.run([sys.executable, __file__, "--child", impl, str(n_edges)], check=True,
+                                 capture_output=True, text=True, env={**os.environ, "OMP_NUM_THREADS": "1"})
+            r = json.loads(out.stdout)
+            row += [r["seconds"], r["peak_bytes"]]
+        row.append(row[3] / row[1])
+        rows.append(row)
+        print(f"E = {n_edges}: torch factorised {row[1]:.2e} s ({row[2] / 1e6:.1f} MB), materialised {row[3]:.2e} s "
+              f"({row[4] / 1e6:.1f} MB): {row[5]:.0f}x", flush=True)
+    out_dir = pathlib.Path(os.environ.get("BENCH_OUT", ROOT / "runs/bench"))
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with open(out_dir / "hellinger_sg_loss_torch.csv", "w", newline="") as f:
+        csv.writer(f).writerows([["edges", "torch_factorised_s", "torch_factorised_peak_bytes", "torch_materialised_s",
+                                  "torch_materialised_peak_bytes", "torch_speedup"]] + rows)
+    print(f"CSV: {out_dir / 'hellinger_sg_loss_torch.csv'}")
+
+
 def main():
     nexp = str(pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else ROOT / "build/nexp").resolve())
     if not os.access(nexp, os.X_OK):
@@ -121,5 +146,7 @@ def main():
 if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] == "--child":
         child(sys.argv[2], int(sys.argv[3]))
+    elif len(sys.argv) == 3 and sys.argv[1] == "--torch-only":
+        torch_only([int(e) for e in sys.argv[2].split(",")])
     else:
         main()

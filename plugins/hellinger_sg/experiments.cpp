@@ -30,16 +30,16 @@ struct LossSetup {
   at::Tensor kernel, prior, pos_weight;
 };
 
-LossSetup loss_setup(const TrainOptions& o, Loss loss, const Batch& train) {
+LossSetup loss_setup(const TrainOptions& o, Loss loss, const Batch& train, const Taxonomy& taxonomy) {
   LossSetup s;
   s.loss = loss, s.lambda = o.hellinger_weight, s.w = o.node_weight, s.eps = o.context_eps;
   s.context = loss == Loss::ChtgNoContext ? Context::None : o.context;
   std::vector<int> groups;
-  for (const auto& c : rooms_taxonomy().classes) groups.push_back(c.group);
+  for (const auto& c : taxonomy.classes) groups.push_back(c.group);
   s.kernel = hierarchy_kernel(groups, o.context_eps, true);
   const at::Tensor cs = train.classes.index_select(0, train.edges.select(1, 0));
   const at::Tensor co = train.classes.index_select(0, train.edges.select(1, 1));
-  s.prior = cooccurrence_prior(cs, co, train.labels, rooms_taxonomy().num_classes());
+  s.prior = cooccurrence_prior(cs, co, train.labels, taxonomy.num_classes());
   // SGFN's class-weighted BCE: positives of predicate r weighted by sqrt(mean frequency / frequency of r).
   const at::Tensor freq = train.labels.mean(0).clamp_min(1e-4);
   s.pos_weight = (freq.mean() / freq).sqrt();
@@ -67,14 +67,14 @@ LossParts batch_loss(const LossSetup& s, const at::Tensor& node_logits, const at
 
 // ---------------------------------------------------------------- training
 
-std::vector<Batch> batches(const std::vector<Scene>& scenes, int per_batch, nexp::Random rng) {
+std::vector<Batch> batches(const std::vector<Scene>& scenes, int per_batch, int predicates, nexp::Random rng) {
   std::vector<std::size_t> order(scenes.size());
   for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
   for (std::size_t k = order.size(); k > 1; --k) std::swap(order[k - 1], order[rng.below(k)]);
   std::vector<Batch> out;
   for (std::size_t a = 0; a < order.size(); a += per_batch) {
     std::vector<std::size_t> which(order.begin() + a, order.begin() + std::min(order.size(), a + per_batch));
-    out.push_back(make_batch(scenes, which, kNumPredicates));
+    out.push_back(make_batch(scenes, which, predicates));
   }
   return out;
 }
@@ -87,17 +87,18 @@ std::vector<std::size_t> all_scenes(const std::vector<Scene>& scenes) {
 
 // Trains a predictor from the initialisation drawn by torch seed `init_seed`; the batch order of epoch k
 // is the stream ("batches", k) of `order_seed`. Both are shared by every loss of a comparison.
-Predictor train_predictor(nexp::RunContext& ctx, const RoomsDataset& data, const TrainOptions& o, Loss loss,
+Predictor train_predictor(nexp::RunContext& ctx, const SceneGraphDataset& data, const TrainOptions& o, Loss loss,
                           std::uint64_t init_seed, std::uint64_t order_seed, const std::string& label) {
   torch::manual_seed(init_seed);
-  Predictor model(rooms_taxonomy().num_classes(), kNumPredicates, o.width);
-  const Batch everything = make_batch(data.train, all_scenes(data.train), kNumPredicates);
-  const LossSetup setup = loss_setup(o, loss, everything);
+  const int R = data.taxonomy.num_predicates();
+  Predictor model(data.taxonomy.num_classes(), R, o.width);
+  const Batch everything = make_batch(data.train, all_scenes(data.train), R);
+  const LossSetup setup = loss_setup(o, loss, everything, data.taxonomy);
   torch::optim::Adam opt(model->parameters(), torch::optim::AdamOptions(o.lr).weight_decay(o.weight_decay));
   auto bar = ctx.progress(o.epochs, label);
   for (int epoch = 0; epoch < o.epochs && !ctx.stop_requested(); ++epoch) {
     double sum = 0, ce = 0;
-    const auto bs = batches(data.train, o.batch_scenes, nexp::Random::stream(order_seed, "batches", epoch));
+    const auto bs = batches(data.train, o.batch_scenes, R, nexp::Random::stream(order_seed, "batches", epoch));
     for (const Batch& b : bs) {
       auto [nl, pl] = model->forward(b);
       const LossParts l = batch_loss(setup, nl, pl, b);
@@ -118,10 +119,11 @@ Predictor train_predictor(nexp::RunContext& ctx, const RoomsDataset& data, const
   return model;
 }
 
-LayoutGenerator train_generator(const RoomsDataset& data, const TrainOptions& o, std::uint64_t init_seed) {
+LayoutGenerator train_generator(const SceneGraphDataset& data, const TrainOptions& o, std::uint64_t init_seed) {
   torch::manual_seed(init_seed);
-  LayoutGenerator gen(rooms_taxonomy().num_classes(), kNumPredicates);
-  const Batch b = make_batch(data.train, all_scenes(data.train), kNumPredicates);
+  const int R = data.taxonomy.num_predicates();
+  LayoutGenerator gen(data.taxonomy.num_classes(), R);
+  const Batch b = make_batch(data.train, all_scenes(data.train), R);
   torch::optim::Adam opt(gen->parameters(), torch::optim::AdamOptions(3e-3));
   for (int step = 0; step < o.generator_steps; ++step) {
     const at::Tensor boxes = gen->forward(b.classes, b.clean, b.edges);
@@ -143,7 +145,8 @@ Box box_at(const at::Tensor& boxes, std::int64_t i) {
 
 // Downstream: the generator lays out boxes from a graph (classes [N], predicate bits [E, R]); the share of
 // the true relations that hold in those boxes (loose contact tolerance), box IoU to the true boxes, and
-// the share of object pairs whose boxes interpenetrate (> 10% of the smaller one).
+// the share of object pairs whose boxes interpenetrate (> 10% of the smaller one). Rooms only: the
+// relations are checked with predicates(), which knows the rooms taxonomy.
 std::map<std::string, double> layout_scores(LayoutGenerator& gen, const Batch& t, const at::Tensor& classes,
                                             const at::Tensor& relations) {
   torch::NoGradGuard no_grad;
@@ -233,7 +236,16 @@ std::map<std::string, double> evaluate(nexp::RunContext& ctx, Predictor& model, 
   return m;
 }
 
-const RoomsDataset& rooms(nexp::RunContext& ctx) { return ctx.dataset_as<RoomsDataset>(); }
+const SceneGraphDataset& scene_data(nexp::RunContext& ctx) { return ctx.dataset_as<SceneGraphDataset>(); }
+
+// The downstream score checks relations geometrically, which only the rooms' predicates allow.
+void require_geometric(const SceneGraphDataset& data, const TrainOptions& o) {
+  if (o.downstream && !data.geometric)
+    throw nexp::ConfigError(fmt::format(
+        "params.downstream = true needs hellinger_sg.rooms: the layout score checks each relation in the generated "
+        "boxes, and {}'s predicates have no geometric check here. Set params.downstream=false",
+        data.name));
+}
 
 }  // namespace
 
@@ -254,11 +266,12 @@ const std::vector<std::string>& evaluation_metrics() {
 
 void run_train(nexp::RunContext& ctx) {
   const auto o = ctx.options<TrainOptions>();
-  const RoomsDataset& data = rooms(ctx);
+  const SceneGraphDataset& data = scene_data(ctx);
+  require_geometric(data, o);
   Predictor model = train_predictor(ctx, data, o, o.loss, ctx.seed(), ctx.seed(), "train");
   std::optional<LayoutGenerator> gen;
   if (o.downstream) gen = train_generator(data, o, ctx.seed() + 1);
-  const Batch test = make_batch(data.test, all_scenes(data.test), kNumPredicates);
+  const Batch test = make_batch(data.test, all_scenes(data.test), data.taxonomy.num_predicates());
   const auto m = evaluate(ctx, model, gen ? &*gen : nullptr, test, o.node_weight);
   ctx.log_metrics(o.epochs, m);
   for (const auto& [k, v] : m) ctx.summary(k, v);
@@ -295,8 +308,11 @@ void report_comparison(nexp::RunContext& ctx, const std::vector<Arm>& arms) {
 
 }  // namespace
 
-void run_compare(nexp::RunContext& ctx) {
-  const auto o = ctx.options<CompareOptions>();
+namespace {
+
+// Losses x replicas on the same scenes and initialisations (compare and generate); `reported`: the
+// evaluation metrics summarised per loss and as deltas to ce (replicas.csv holds them all).
+void compare_losses(nexp::RunContext& ctx, const CompareOptions& o, const std::vector<std::string>& reported) {
   if (o.losses.size() < 2 || o.losses.front() != "ce")
     throw nexp::ConfigError(fmt::format("params.losses = [{}]: a comparison needs `ce` first (the baseline of every "
                                         "delta) and at least one other loss, e.g. [ce, chtg]",
@@ -306,31 +322,52 @@ void run_compare(nexp::RunContext& ctx) {
     const auto at = std::find(loss_names().begin(), loss_names().end(), name) - loss_names().begin();
     arms.push_back({name, static_cast<Loss>(at), {}});
   }
-  const RoomsOptions scenes = rooms(ctx).options;
+  const SceneGraphDataset& given = scene_data(ctx);
+  require_geometric(given, o);
+  const auto* rooms = dynamic_cast<const RoomsDataset*>(&given);
   using C = nexp::CsvColumn;
   std::vector<C> columns = {C::integer("replica"), C::text("loss")};
   for (const auto& m : evaluation_metrics()) columns.push_back(C::real(m));
   nexp::CsvWriter csv(ctx.artifacts_dir() / "replicas.csv", columns);
   for (int r = 0; r < o.seeds && !ctx.stop_requested(); ++r) {
-    // Replica r: its own scenes, initialisation and batch order, the same for every loss.
+    // Replica r: its own initialisation and batch order (and, for the rooms, its own scenes), the same for
+    // every loss. A data set read from files keeps its scenes.
     const std::uint64_t key = nexp::Random::stream(ctx.seed(), "replica", r)();
-    const RoomsDataset data = build_rooms(scenes, key);
+    std::optional<RoomsDataset> fresh;
+    if (rooms) fresh = build_rooms(rooms->options, key);
+    const SceneGraphDataset& data = fresh ? static_cast<const SceneGraphDataset&>(*fresh) : given;
     std::optional<LayoutGenerator> gen;
     if (o.downstream) gen = train_generator(data, o, key + 1);
-    const Batch test = make_batch(data.test, all_scenes(data.test), kNumPredicates);
+    const Batch test = make_batch(data.test, all_scenes(data.test), data.taxonomy.num_predicates());
     for (Arm& arm : arms) {
       Predictor model = train_predictor(ctx, data, o, arm.loss, key, key, fmt::format("seed {} {}", r, arm.name));
       const auto m = evaluate(ctx, model, gen ? &*gen : nullptr, test, o.node_weight);
       std::vector<nexp::CsvCell> row = {std::int64_t{r}, arm.name};
       for (const auto& name : evaluation_metrics()) {
         const double v = m.count(name) ? m.at(name) : NAN;
-        arm.values[name].push_back(v);
+        if (std::find(reported.begin(), reported.end(), name) != reported.end()) arm.values[name].push_back(v);
         row.emplace_back(v);
       }
       csv.row(row);
     }
   }
   report_comparison(ctx, arms);
+}
+
+}  // namespace
+
+const std::vector<std::string>& layout_metrics() {
+  static const std::vector<std::string> m = {"relation_satisfaction", "box_iou", "collision_rate",
+                                             "relation_satisfaction_true_graph"};
+  return m;
+}
+
+void run_compare(nexp::RunContext& ctx) { compare_losses(ctx, ctx.options<CompareOptions>(), evaluation_metrics()); }
+
+void run_generate(nexp::RunContext& ctx) {
+  auto o = ctx.options<CompareOptions>();
+  o.downstream = true;  // the generator is what this method measures
+  compare_losses(ctx, o, layout_metrics());
 }
 
 // ---------------------------------------------------------------- distance between two files

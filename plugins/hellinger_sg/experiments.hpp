@@ -3,6 +3,8 @@
 //   hellinger_sg.train     one predictor trained with one loss; test metrics and the downstream layout score
 //   hellinger_sg.compare   several losses x several seeds on the same scenes and initialisations; paired
 //                          differences to `ce` with t intervals over the seeds
+//   hellinger_sg.generate  the downstream part of compare alone: a layout generator trained on the true graphs
+//                          of the training rooms, fed the graphs each loss's predictor gives on the test rooms
 //   hellinger_sg.distance  D and its terms between two scene-graph JSON files
 #include <nexp/options.hpp>
 #include <nexp/run_context.hpp>
@@ -100,9 +102,12 @@ struct BenchOptions {
 
 // The test metrics of one trained predictor (and of the layout generator fed its graphs).
 const std::vector<std::string>& evaluation_metrics();
+// The layout generator's part of them (what `generate` reports).
+const std::vector<std::string>& layout_metrics();
 
 void run_train(nexp::RunContext& ctx);
 void run_compare(nexp::RunContext& ctx);
+void run_generate(nexp::RunContext& ctx);  // options: CompareOptions, `downstream` always on
 void run_distance(nexp::RunContext& ctx);
 void run_bench(nexp::RunContext& ctx);
 

@@ -4,6 +4,7 @@
 
 #include "experiments.hpp"
 #include "rooms.hpp"
+#include "threedssg.hpp"
 
 namespace {
 
@@ -50,9 +51,10 @@ void register_metrics(nexp::Registrar& r) {
   }
 }
 
-std::vector<std::string> comparison_metrics() {
+// <loss>_<metric> and delta_<metric>[_<arm>][_ci_low|_ci_high] for each of `metrics`.
+std::vector<std::string> comparison_metrics(const std::vector<std::string>& metrics) {
   std::vector<std::string> out;
-  for (const auto& name : hellinger_sg::evaluation_metrics()) {
+  for (const auto& name : metrics) {
     for (const auto& loss : hellinger_sg::loss_names()) out.push_back(loss + "_" + name);
     for (const auto& loss : hellinger_sg::loss_names()) {
       if (loss == "ce") continue;
@@ -70,18 +72,29 @@ void register_components(nexp::Registrar& r) {
       "procedural rooms: 20 classes in a 2-level hierarchy, 128 points per object, 14 geometric predicates with "
       "3DSSG's names (the stand-in for 3DSSG)",
       hellinger_sg::make_rooms);
-  std::vector<std::string> train_metrics = hellinger_sg::evaluation_metrics();
+  r.dataset<hellinger_sg::ThreeDssgOptions>(
+      "hellinger_sg.3dssg",
+      "the 3DSSG release and 3RScan's instance meshes from the user's folder (160 classes / 26 predicates, or SGFN's "
+      "20 / 8); needs a signed licence, not shipped",
+      hellinger_sg::make_3dssg);  std::vector<std::string> train_metrics = hellinger_sg::evaluation_metrics();
   train_metrics.insert(train_metrics.end(), {"train_loss", "train_ce"});
   r.method("hellinger_sg.train", "train an SGFN-style scene-graph predictor with ce or the Hellinger graph loss",
            hellinger_sg::run_train)
       .options<hellinger_sg::TrainOptions>()
       .produces(train_metrics)
-      .accepts({"hellinger_sg.rooms"});
+      .accepts({"hellinger_sg.rooms", "hellinger_sg.3dssg"});
   r.method("hellinger_sg.compare",
            "losses x seeds on the same scenes and initialisations; paired deltas to ce with t intervals",
            hellinger_sg::run_compare)
       .options<hellinger_sg::CompareOptions>()
-      .produces(comparison_metrics())
+      .produces(comparison_metrics(hellinger_sg::evaluation_metrics()))
+      .accepts({"hellinger_sg.rooms", "hellinger_sg.3dssg"});
+  r.method("hellinger_sg.generate",
+           "downstream: a layout generator trained on the true graphs, fed each loss's predicted graphs; relation "
+           "satisfaction, box IoU, collisions per loss and paired deltas to ce (compare's options; downstream on)",
+           hellinger_sg::run_generate)
+      .options<hellinger_sg::CompareOptions>()
+      .produces(comparison_metrics(hellinger_sg::layout_metrics()))
       .accepts({"hellinger_sg.rooms"});
   r.method("hellinger_sg.distance", "the graph distance D and its node and triplet terms between two scene-graph files",
            hellinger_sg::run_distance)

@@ -138,8 +138,10 @@ void sample_points(const Box& box, const std::vector<Part>& parts, const RoomsOp
     std::vector<std::array<double, 3>> kept;
     for (const auto& q : pts)
       if (upper ? q[axis] <= cut : q[axis] >= cut) kept.push_back(q);
-    if (kept.size() >= 16)
-      for (int k = 0; k < kPoints; ++k) pts[k] = kept[k < static_cast<int>(kept.size()) ? k : rng.below(kept.size())];
+    if (kept.size() >= 16 && kept.size() < pts.size()) {  // (all kept: pts is already kept)
+      const auto pick = sample_indices(kept.size(), kPoints, rng);
+      for (int k = 0; k < kPoints; ++k) pts[k] = kept[pick[k]];
+    }
   }
   for (int k = 0; k < kPoints; ++k)
     for (int a = 0; a < 3; ++a) out[k * 3 + a] = static_cast<float>(pts[k][a]);
@@ -274,6 +276,20 @@ int Taxonomy::find_class(const std::string& n) const {
   return -1;
 }
 
+std::vector<std::size_t> sample_indices(std::size_t n, std::size_t k, nexp::Random& rng) {
+  std::vector<std::size_t> out;
+  if (n == 0) return out;
+  if (n >= k) {  // partial Fisher-Yates over 0..n-1
+    std::vector<std::size_t> all(n);
+    for (std::size_t i = 0; i < n; ++i) all[i] = i;
+    for (std::size_t i = 0; i < k; ++i) std::swap(all[i], all[i + rng.below(n - i)]);
+    all.resize(k);
+    return all;
+  }
+  for (std::size_t i = 0; i < k; ++i) out.push_back(i < n ? i : rng.below(n));
+  return out;
+}
+
 double box_gap(const Box& a, const Box& b) {
   double s = 0;
   for (int k = 0; k < 3; ++k) {
@@ -374,6 +390,8 @@ RoomsDataset build_rooms(const RoomsOptions& o, std::uint64_t seed) {
                                         "<= max_objects", o.min_objects, o.max_objects));
   RoomsDataset d;
   d.name = "hellinger_sg.rooms";
+  d.taxonomy = rooms_taxonomy();
+  d.geometric = true;
   d.options = o;
   const int n_test = std::max(1, static_cast<int>(std::lround(o.scenes * o.test_share)));
   for (int k = 0; k < o.scenes; ++k) {

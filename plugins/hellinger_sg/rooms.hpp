@@ -78,7 +78,7 @@ struct Scene {
   std::vector<Box> boxes;               // [N]
   std::vector<float> points;            // [N * kPoints * 3], world coordinates
   std::vector<std::array<int, 2>> edges;  // (subject, object), both directions of each nearby pair
-  std::vector<std::uint32_t> labels;    // [E] predicate bit sets used for training (noisy on train)
+  std::vector<std::uint32_t> labels;    // [E] predicate bit sets used for training (noisy on train; R <= 32)
   std::vector<std::uint32_t> clean;     // [E] predicate bit sets from the geometry
   int room_type = 0;
   int nodes() const { return static_cast<int>(classes.size()); }
@@ -111,17 +111,30 @@ struct RoomsOptions {
   }
 };
 
+// k indices into n points: k distinct ones drawn uniformly when n >= k, else 0..n-1 in order followed by
+// k - n uniform draws among them. Both data sets take an object's 128 points this way.
+std::vector<std::size_t> sample_indices(std::size_t n, std::size_t k, nexp::Random& rng);
+
 // Scene `index` of a data set: a function of (seed, index) alone.
 Scene generate_scene(const RoomsOptions& o, nexp::Random& rng);
 // Replaces labels with noisy ones (train scenes): each true predicate moves to a random other predicate
 // with probability p; a "none" edge gets one random predicate with probability p.
 void add_label_noise(Scene& scene, double p, nexp::Random& rng);
 
-class RoomsDataset : public nexp::Dataset {
+// What the methods read from any of the plugin's data sets: train and test scenes over one taxonomy.
+// `geometric`: the predicates are predicates() of the boxes over the rooms taxonomy, which the downstream
+// layout score needs (it checks relations in generated boxes).
+class SceneGraphDataset : public nexp::Dataset {
  public:
   std::string name;
-  RoomsOptions options;
+  Taxonomy taxonomy;
   std::vector<Scene> train, test;
+  bool geometric = false;
+};
+
+class RoomsDataset : public SceneGraphDataset {
+ public:
+  RoomsOptions options;
   std::string describe() const override;
 };
 
