@@ -50,10 +50,10 @@ def igd(points, problem, n=1000):
     return statistics.mean(min(math.dist(FRONTS[problem](k / (n - 1)), p) for p in front) for k in range(n))
 
 
-def load(path):
-    runs = defaultdict(lambda: defaultdict(list))  # (impl, sampler, objective) -> seed -> rows
+def load(path, task="objective"):
+    runs = defaultdict(lambda: defaultdict(list))  # (impl, sampler, objective or problem) -> seed -> rows
     for r in csv.DictReader(open(path)):
-        runs[(r["impl"], r["sampler"], r["objective"])][int(r["seed"])].append(r)
+        runs[(r["impl"], r["sampler"], r[task])][int(r["seed"])].append(r)
     return runs
 
 
@@ -99,16 +99,9 @@ def ms_per_trial(seeds, last=None):
     return 1000 * statistics.mean(times)
 
 
-def load_pareto(path):
-    runs = defaultdict(lambda: defaultdict(list))  # (impl, sampler, problem) -> seed -> rows
-    for r in csv.DictReader(open(path)):
-        runs[(r["impl"], r["sampler"], r["problem"])][int(r["seed"])].append(r)
-    return runs
-
-
 def pareto_report(folder):
-    runs = load_pareto(f"{folder}/nexp_pareto.csv")
-    runs.update(load_pareto(f"{folder}/optuna_pareto.csv"))
+    runs = load(f"{folder}/nexp_pareto.csv", "problem")
+    runs.update(load(f"{folder}/optuna_pareto.csv", "problem"))
     problems = sorted({k[2] for k in runs}, key=list(REFERENCE_POINTS).index)
     head = ("problem", "seeds", "trials", "reference", "front HV", "nexp nsga2", "optuna nsga2", "optuna 95% CI", "within",
             "trials ratio", "p same", "IGD nexp", "IGD optuna", "p same", "nexp, 3.1.0 selection", "p same", "IGD",
