@@ -369,22 +369,65 @@ std::string job_script(const SweepPlan& plan, const LaunchOptions& options, cons
   return script + command + "\n";
 }
 
+// The pruner under Slurm. A trial it stops gets a note in its folder (so that --requeue-on-stop does not
+// requeue it) and SIGTERM through `scancel --batch` (the batch shell is `nexp run-trial`, exec'd): it
+// checkpoints and ends interrupted, and is then marked pruned, with its last logged values.
+constexpr const char* kPruneNote = "pruned-by-sweep";
+
+class SlurmPruning {
+ public:
+  SlurmPruning(const SweepPlan& plan, std::string job_id) : plan_(plan), job_id_(std::move(job_id)) {
+    if (plan.pruner.active()) watch_ = std::make_unique<detail::PruneWatch>(plan);
+  }
+
+  // Trial `i`, array task `task`, in state `s`: asks the pruner about it while it runs; marks it pruned
+  // once it has stopped. Returns its state after that.
+  TrialState update(int i, int task, TrialState s) {
+    const SweepTrial& t = plan_.trials[static_cast<size_t>(i)];
+    auto it = why_.find(i);
+    if (it != why_.end() && s == TrialState::Interrupted) {
+      force_status(plan_, t, RunStatus::Pruned, "", it->second, detail::last_logged(t.folder).values);
+      fs::remove(t.folder / kPruneNote);
+      return TrialState::Pruned;
+    }
+    if (!watch_ || s != TrialState::Running || it != why_.end()) return s;
+    if (auto why = watch_->check(i)) {
+      write_file_atomic(t.folder / kPruneNote, *why + "\n");
+      int rc = 0;
+      const std::string command = fmt::format("scancel --batch --signal=TERM {}_{}", job_id_, task);
+      const std::string out = run_capture(command, &rc);
+      if (rc != 0) logger().warn("`{}` failed ({}); trial {} runs on", command, out, i);
+      else logger().info("trial {} pruned: {} ({})", i, *why, command);
+      why_[i] = *why;
+    }
+    return s;
+  }
+
+ private:
+  const SweepPlan& plan_;
+  std::string job_id_;
+  std::unique_ptr<detail::PruneWatch> watch_;
+  std::map<int, std::string> why_;  // trials told to stop, and why
+};
+
 // Progress comes from the trials' own status files: Slurm's job ids restart and are never keys.
 // Returns false when stopped by a signal.
 bool wait_for_array(const SweepPlan& plan, const std::vector<int>& queue, const std::string& job_id) {
   detail::SignalCounter signals;
   Progress bar = make_progress(static_cast<std::int64_t>(queue.size()), "slurm");
   std::map<int, TrialState> reported;
+  SlurmPruning pruning(plan, job_id);
   int rc = 0;
   auto queue_empty = [&] { return run_capture("squeue -h -j " + job_id + " -o %i", &rc).empty() && rc == 0; };
   Clock::time_point empty_since{};
   for (;;) {
     int finished = 0, running = 0;
-    for (int i : queue) {
+    for (std::size_t task = 0; task < queue.size(); ++task) {
+      const int i = queue[task];
       const SweepTrial& t = plan.trials[static_cast<size_t>(i)];
-      const TrialState s = trial_status(t).state;
+      const TrialState s = pruning.update(i, static_cast<int>(task), trial_status(t).state);
       running += s == TrialState::Running;
-      if (s != TrialState::Completed && s != TrialState::Failed) continue;
+      if (s != TrialState::Completed && s != TrialState::Failed && s != TrialState::Pruned) continue;
       ++finished;
       if (reported.count(i) && reported[i] == s) continue;
       reported[i] = s;
@@ -475,7 +518,7 @@ SweepOutcome launch_slurm_waves(const SweepPlan& plan, const LaunchOptions& opti
       const TrialState s = trial_status(plan.trials[static_cast<size_t>(i)]).state;
       count_outcome(s, outcome);
       options.adaptive->observe(i);
-      unfinished |= s != TrialState::Completed && s != TrialState::Failed;
+      unfinished |= s != TrialState::Completed && s != TrialState::Failed && s != TrialState::Pruned;
     }
     if (outcome.stopped || unfinished) break;  // re-running the sweep resumes the wave
     queue.clear();
@@ -494,6 +537,9 @@ SweepOutcome launch_slurm(const SweepPlan& plan, const LaunchOptions& options) {
     logger().info("all {} trials are done; nothing to submit", outcome.total);
     return outcome;
   }
+  if (!options.wait && plan.pruner.active())
+    throw ConfigError("the sweep's pruner reads the trials' curves while they run, so nexp waits for the Slurm job; drop "
+                      "--no-wait (or remove sweep.pruner)");
   require_sbatch();
   if (options.adaptive) return launch_slurm_waves(plan, options, queue, outcome);
   const std::string job_id = submit_array(plan, options, queue, array_parallel(plan, options));
@@ -525,6 +571,7 @@ bool requeue_slurm_task(const RunResult& result) {
   const char* job = std::getenv("SLURM_ARRAY_JOB_ID");
   const char* task = std::getenv("SLURM_ARRAY_TASK_ID");
   if (result.status != RunStatus::Interrupted || !job || !task) return false;
+  if (fs::exists(result.folder / kPruneNote)) return false;  // stopped by the sweep's pruner: not to run again
   const std::string command = fmt::format("scontrol requeue {}_{}", job, task);
   logger().info("interrupted under Slurm: {}", command);
   int rc = 0;

@@ -18,6 +18,32 @@ DIR=$WORK/runs/tpe/sweep
   || fail "the waves' trials: $(head "$DIR"/slurm/array-*.txt)"
 python3 -c "import yaml,sys; h=yaml.safe_load(open('$DIR/sampler.yaml')); assert sorted(h['observed']) == [0,1,2,3,4], h" \
   || fail "the sampler saw every wave: $(cat "$DIR/sampler.yaml")"
+# Pruning under Slurm (as cli_adaptive checks it locally): three trials with x = 5 complete; three with
+# x = 1 are worse than their median at every step, so nexp stops each through scancel; they end pruned
+# with their last value, not requeued (--requeue), and a re-run runs nothing again.
+cat > prune.yaml <<YAML
+method: fixture_crash.maybe
+params: {sleep_ms: 4000}
+objective: value
+sweep:
+  params:
+    params.x: [5, 1]
+    seed: [0, 1, 2]
+  pruner: {type: median, startup_trials: 3, min_step: 5}
+YAML
+expect_exit 0 nx run prune.yaml --jobs 1 --launcher slurm --requeue
+PRDIR=$WORK/runs/prune/sweep
+[[ $(count completed "$PRDIR") == 3 && $(count pruned "$PRDIR") == 3 ]] || fail "3 completed, 3 pruned: $(cat "$PRDIR/trials.csv")"
+for f in "$PRDIR"/trial-000[345]-*; do
+  [[ $(status_of "$f" reason) == "median rule at step "* ]] || fail "$f: the reason: $(cat "$f/status.json")"
+  [[ ! -e $f/pruned-by-sweep ]] || fail "$f: the note is removed once the trial is marked"
+done
+expect_contains "$ERR" "scancel --batch --signal=TERM" "stopped through scancel"
+expect_exit 0 nx run prune.yaml --jobs 1 --launcher slurm
+[[ $(count pruned "$PRDIR") == 3 && $(ls "$PRDIR"/slurm/job-*.sh | wc -l) == 1 ]] || fail "a re-run submits nothing"
+expect_exit 2 nx run prune.yaml experiment=prune-nowait --jobs 1 --launcher slurm --no-wait
+expect_contains "$ERR" "drop --no-wait" "a pruned sweep waits for its job"
+
 expect_exit 2 nx run tpe.yaml -m 'params.x=uniform(0,10)' --sampler tpe --trials 7 --jobs 2 --launcher slurm --no-wait
 expect_contains "$ERR" "drop --no-wait" "an adaptive sweep waits for its waves"
 echo "slurm_adaptive: ok"
