@@ -59,23 +59,27 @@ Eigen::VectorXd labels(const Sample& s) {
   return y;
 }
 
-// Exponentiated gradient's randomised classifier: expected predictions on val and test, and the
-// duality gap nu of the returned pair with the iterations it took.
+// Exponentiated gradient's randomised classifier: expected predictions on val and test, the duality
+// gap nu of Algorithm 1's pair with the iterations it took, and whether the final LP replaced its average.
 struct EgFit {
   Eigen::VectorXd val, test;
   double gap = NAN;
   int iterations = 0;
+  bool lp = false;
 };
 
 // Exponentiated gradient with the logistic-regression oracle (cost-sensitive classification as weighted
-// classification: label 1[c_i < 0], weight |c_i|).
-EgFit fit_eg(const Split& s, Notion notion, double eps, const Logistic& init, int iterations, double l2) {
+// classification: label 1[c_i < 0], weight |c_i|); with `final_lp`, fairlearn's last step: the LP over
+// the classifiers found replaces Algorithm 1's average when it is feasible.
+EgFit fit_eg(const Split& s, Notion notion, double eps, const Logistic& init, int iterations, double l2,
+             bool final_lp) {
   const Sample& tr = s.train;
   const auto n = static_cast<double>(tr.size());
   const Eigen::VectorXd y = labels(tr);
   const Eigen::VectorXd cost = (1 - 2 * y.array()).matrix() / n;
   const Eigen::MatrixXd a = notion == Notion::DP ? dp_moments(tr) : eo_moments(tr);
   std::vector<Logistic> models;
+  std::vector<Eigen::VectorXd> train_preds;
   Eigen::VectorXd warm = init.w;
   auto oracle = [&](const Eigen::VectorXd& c) {
     const Eigen::VectorXd target = (c.array() < 0).cast<double>();
@@ -83,12 +87,22 @@ EgFit fit_eg(const Split& s, Notion notion, double eps, const Logistic& init, in
     if (w.sum() <= 0) w.setOnes();
     models.push_back(fit_logistic(tr.x, target, w, l2, &warm));
     warm = models.back().w;
-    return models.back().predict(tr.x);
+    train_preds.push_back(models.back().predict(tr.x));
+    return train_preds.back();
   };
   EgOptions o;
   o.iterations = iterations;
-  const auto res = exponentiated_gradient(y.mean(), cost, a, eps, o, oracle);
+  auto res = exponentiated_gradient(y.mean(), cost, a, eps, o, oracle);
   EgFit fit;
+  if (final_lp) {
+    Eigen::MatrixXd h(static_cast<Eigen::Index>(tr.size()), static_cast<Eigen::Index>(train_preds.size()));
+    for (std::size_t t = 0; t < train_preds.size(); ++t) h.col(static_cast<Eigen::Index>(t)) = train_preds[t];
+    const Eigen::VectorXd q = eg_final_lp(h, cost, a, eps);
+    if (q.size() > 0) {
+      for (std::size_t t = 0; t < res.weights.size(); ++t) res.weights[t] = q(static_cast<Eigen::Index>(t));
+      fit.lp = true;
+    }
+  }
   fit.val = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(s.val.size()));
   fit.test = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(s.test.size()));
   for (std::size_t t = 0; t < models.size(); ++t)
@@ -162,7 +176,7 @@ void run_frontier(nexp::RunContext& ctx) {
                        C::real("test_dp_gap"), C::real("test_eo_gap"), C::integer("split"), C::real("test_gap")});
   // Per split: the mixture's and the best single predictor's test accuracy at the headline tau, and the
   // exponentiated-gradient points (test gap, test accuracy).
-  std::vector<double> mix_acc, mix_gap, single_acc, eg_at_mix, eg_duality_gaps, eg_iterations;
+  std::vector<double> mix_acc, mix_gap, single_acc, eg_at_mix, eg_duality_gaps, eg_iterations, eg_lp;
   auto progress = ctx.progress(o.splits, "splits");
   for (int i = 0; i < o.splits && !ctx.stop_requested(); ++i) {
     const Split s = table.split_at(i);
@@ -193,10 +207,10 @@ void run_frontier(nexp::RunContext& ctx) {
     }
     std::vector<std::pair<double, double>> eg;  // (test gap, test accuracy)
     for (double eps : o.eps) {
-      const auto fit = fit_eg(s, o.notion, eps, base.models[0], o.eg_iterations, o.l2);
+      const auto fit = fit_eg(s, o.notion, eps, base.models[0], o.eg_iterations, o.l2, o.eg_lp);
       row("eg", eps, fit.val, fit.test);
       eg.push_back({notion_gap(s.test, fit.test, o.notion), accuracy(s.test, fit.test)});
-      eg_duality_gaps.push_back(fit.gap), eg_iterations.push_back(fit.iterations);
+      eg_duality_gaps.push_back(fit.gap), eg_iterations.push_back(fit.iterations), eg_lp.push_back(fit.lp);
     }
     // EG's accuracy at the mixture's test gap: linear interpolation of its points sorted by gap, with
     // the unconstrained logistic regression as the end eps -> infinity of EG's curve.
@@ -224,10 +238,16 @@ void run_frontier(nexp::RunContext& ctx) {
   ctx.summary_interval("mixture_minus_single_pp", nexp::stats::paired_t_interval(ma, sa));
   ctx.summary_interval("mixture_minus_eg_pp", nexp::stats::paired_t_interval(mb, ea));
   ctx.summary("eg_matched_splits", static_cast<double>(mb.size()));
-  ctx.summary_interval("mixture_test_accuracy", nexp::stats::mean_t_interval(mix_acc));
-  ctx.summary_interval("mixture_test_gap", nexp::stats::mean_t_interval(mix_gap));
+  // Over the splits where program (4) was feasible at the headline tau.
+  auto feasible = [](std::vector<double> v) {
+    v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return std::isnan(x); }), v.end());
+    return v;
+  };
+  ctx.summary_interval("mixture_test_accuracy", nexp::stats::mean_t_interval(feasible(mix_acc)));
+  ctx.summary_interval("mixture_test_gap", nexp::stats::mean_t_interval(feasible(mix_gap)));
   ctx.summary("eg_median_duality_gap", nexp::stats::median(eg_duality_gaps));
   ctx.summary("eg_mean_iterations", nexp::stats::mean(eg_iterations));
+  ctx.summary("eg_lp_share", nexp::stats::mean(eg_lp));
 }
 
 // ---------------------------------------------------------------- stable_fairness.certify

@@ -54,6 +54,7 @@ void register_components(nexp::Registrar& r) {
   r.metric("eg_median_duality_gap", Direction::Minimize,
            "median over splits and eps of exponentiated gradient's duality gap nu at its last iteration");
   r.metric("eg_mean_iterations", Direction::None, "mean iterations exponentiated gradient ran (it stops at nu <= 1e-3)");
+  r.metric("eg_lp_share", Direction::None, "share of exponentiated gradient's fits whose final LP was feasible and used");
 
   r.dataset<TableOptions>("stable_fairness.table",
                           "a table with a binary label and a protected group (adult, compas, income, hmda, german, "
@@ -78,7 +79,7 @@ void register_components(nexp::Registrar& r) {
            run_frontier)
       .options<FrontierOptions>()
       .produces(cat(cat(cat(cat(single, eg), macc), mgap),
-                    {"eg_matched_splits", "eg_median_duality_gap", "eg_mean_iterations"}))
+                    {"eg_matched_splits", "eg_median_duality_gap", "eg_mean_iterations", "eg_lp_share"}))
       .accepts({"stable_fairness.table"});
   r.method("stable_fairness.certify", "how often the test constant exceeds the certificate, with and without delta",
            run_certify)

@@ -336,6 +336,39 @@ TEST(StableFairnessEg, ReachesTheLpOptimumOnATinyCase) {
   EXPECT_NEAR(err, lp_err, 5e-3);
 }
 
+TEST(StableFairnessEg, FinalLpMatchesAGridOverMixturesOfThreeClassifiers) {
+  // Twelve points, two groups, three fixed classifiers; the final LP against a fine simplex grid.
+  Sample s;
+  s.groups = 2;
+  s.y = {1, 0, 1, 1, 0, 0, 1, 0, 1, 0, 1, 0};
+  s.g = {0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1};
+  s.x = Eigen::MatrixXd::Ones(12, 1);
+  Eigen::MatrixXd H(12, 3);
+  H.col(0) << 1, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0;  // accurate in group 0, silent in group 1: DP gap 0.5
+  H.col(1) << 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1;  // all positive: no gap
+  H.col(2) << 0, 0, 0, 1, 0, 0, 1, 0, 1, 0, 1, 1;  // DP gap 4/6 - 1/6 = 0.5 the other way
+  Eigen::VectorXd cost(12);
+  for (int i = 0; i < 12; ++i) cost(i) = (1 - 2 * s.y[i]) / 12.0;
+  const Eigen::MatrixXd a = dp_moments(s);
+  for (double eps : {0.01, 0.05, 0.1}) {  // eps > 0: the barrier method needs an interior point
+    const Eigen::VectorXd q = eg_final_lp(H, cost, a, eps);
+    ASSERT_EQ(q.size(), 3);
+    EXPECT_NEAR(q.sum(), 1.0, 1e-12);
+    EXPECT_LE((a * H * q).maxCoeff(), eps + 1e-8);
+    const int steps = 600;
+    double best = INFINITY;
+    for (int i = 0; i <= steps; ++i)
+      for (int j = 0; i + j <= steps; ++j) {
+        const Eigen::Vector3d v(double(i) / steps, double(j) / steps, double(steps - i - j) / steps);
+        if ((a * H * v).maxCoeff() <= eps + 1e-12) best = std::min(best, cost.dot(H * v));
+      }
+    EXPECT_LE(cost.dot(H * q), best + 1e-8) << eps;  // the grid is a subset of the feasible set
+    EXPECT_GT(cost.dot(H * q), best - 5e-3) << eps;  // and a fine one
+  }
+  // Only the first classifier, whose moments exceed eps: no feasible mixture.
+  EXPECT_EQ(eg_final_lp(H.leftCols(1), cost, a, 0.05).size(), 0);
+}
+
 TEST(StableFairnessCertificate, TwoGroupConfidenceTermClosedForm) {
   const Sample val = synthetic_sample(3000, 21), test = synthetic_sample(2000, 22);
   double nv[2] = {0, 0}, nt[2] = {0, 0};
