@@ -1,5 +1,6 @@
-// The data sets of data.hpp: readers for Adult (LIBSVM a9a), COMPAS (ProPublica's filter), any CSV
-// table, and the synthetic Gaussian model; the seeded 60/20/20 split.
+// The data sets of data.hpp: readers for Adult (LIBSVM a9a), COMPAS (ProPublica's filter), the tables
+// data.R writes from R packages, any CSV table, and the synthetic Gaussian model; the seeded 60/20/20
+// split.
 #include "data.hpp"
 
 #include <algorithm>
@@ -115,15 +116,15 @@ RawTable read_compas(const std::filesystem::path& file, const std::string& group
                    "compas (ProPublica filter), group " + group);
 }
 
-// Numeric columns are features as they are; other columns are one-hot encoded (at most 50 values).
-RawTable read_csv_table(const std::filesystem::path& file, const std::string& label, const std::string& group) {
-  if (!std::filesystem::is_regular_file(file))
-    throw DataError("stable_fairness.table: source=csv: file '" + file.string() +
-                    "' does not exist; give dataset.file=PATH to a CSV table with a header row");
-  if (label.empty() || group.empty())
-    throw DataError("stable_fairness.table: source=csv needs dataset.label=COLUMN and dataset.group=COLUMN (found label='" +
-                    label + "', group='" + group + "')");
-  const auto t = nexp::CsvTable::read(file);
+namespace {
+
+// A table with a 0/1 label column and a group column (any values); the other columns are features:
+// numeric ones as they are, others one-hot (at most 50 values). Columns whose name starts with
+// `skip_prefix` (when not empty) are not features; rows with an empty group are dropped when
+// `drop_empty_group`.
+RawTable labelled_table(const nexp::CsvTable& t, const std::filesystem::path& file, const std::string& label,
+                        const std::string& group, const std::string& skip_prefix, bool drop_empty_group,
+                        std::string origin) {
   for (const auto& c : {label, group})
     if (!t.has_column(c)) {
       std::string cols;
@@ -131,8 +132,10 @@ RawTable read_csv_table(const std::filesystem::path& file, const std::string& la
       throw DataError("stable_fairness.table: " + file.string() + " has no column '" + c + "'; its columns are: " +
                       cols + ". Set dataset.label / dataset.group to one of them");
     }
+  auto kept = [&](std::size_t r) { return !drop_empty_group || !t.text(r, group).empty(); };
   std::set<std::string> group_values;
-  for (std::size_t r = 0; r < t.size(); ++r) group_values.insert(t.text(r, group));
+  for (std::size_t r = 0; r < t.size(); ++r)
+    if (kept(r)) group_values.insert(t.text(r, group));
   if (group_values.size() < 2)
     throw DataError("stable_fairness.table: column '" + group + "' of " + file.string() +
                     " must hold at least two groups; found " + std::to_string(group_values.size()));
@@ -140,7 +143,7 @@ RawTable read_csv_table(const std::filesystem::path& file, const std::string& la
   // Per feature column: numeric, or its categories.
   std::vector<std::pair<std::string, std::vector<std::string>>> features;
   for (const auto& h : t.header()) {
-    if (h == label || h == group) continue;
+    if (h == label || h == group || (!skip_prefix.empty() && h.rfind(skip_prefix, 0) == 0)) continue;
     std::set<std::string> values;
     bool numeric = true;
     for (std::size_t r = 0; r < t.size(); ++r) {
@@ -158,6 +161,7 @@ RawTable read_csv_table(const std::filesystem::path& file, const std::string& la
   std::vector<std::vector<double>> rows;
   std::vector<int> y, g;
   for (std::size_t r = 0; r < t.size(); ++r) {
+    if (!kept(r)) continue;
     const auto& lv = t.text(r, label);
     if (lv != "0" && lv != "1")
       throw DataError("stable_fairness.table: " + file.string() + " row " + std::to_string(r + 1) + ": label column '" +
@@ -171,7 +175,47 @@ RawTable read_csv_table(const std::filesystem::path& file, const std::string& la
     y.push_back(lv == "1");
     g.push_back(static_cast<int>(std::find(names.begin(), names.end(), t.text(r, group)) - names.begin()));
   }
-  return from_rows(std::move(rows), std::move(y), std::move(g), std::move(names), "csv " + file.string());
+  return from_rows(std::move(rows), std::move(y), std::move(g), std::move(names), std::move(origin));
+}
+
+}  // namespace
+
+RawTable read_csv_table(const std::filesystem::path& file, const std::string& label, const std::string& group) {
+  if (!std::filesystem::is_regular_file(file))
+    throw DataError("stable_fairness.table: source=csv: file '" + file.string() +
+                    "' does not exist; give dataset.file=PATH to a CSV table with a header row");
+  if (label.empty() || group.empty())
+    throw DataError("stable_fairness.table: source=csv needs dataset.label=COLUMN and dataset.group=COLUMN (found label='" +
+                    label + "', group='" + group + "')");
+  return labelled_table(nexp::CsvTable::read(file), file, label, group, "", false, "csv " + file.string());
+}
+
+const std::vector<RSource>& r_sources() {
+  static const std::vector<RSource> sources = {
+      {"income", "r-cran-kernlab", {"sex", "ethnic"}},
+      {"hmda", "r-cran-aer", {"afam"}},
+      {"german", "r-cran-caret", {"sex", "age"}},
+      {"arrests", "r-cran-cardata", {"colour", "colour_sex"}},
+  };
+  return sources;
+}
+
+RawTable read_r_table(const std::filesystem::path& file, const std::string& source, const std::string& group) {
+  const auto& all = r_sources();
+  const auto it = std::find_if(all.begin(), all.end(), [&](const RSource& r) { return r.name == source; });
+  if (it == all.end()) throw DataError("stable_fairness.table: '" + source + "' is not one of the R-packaged tables");
+  const std::string g = group.empty() ? it->groups.front() : group;
+  if (std::find(it->groups.begin(), it->groups.end(), g) == it->groups.end()) {
+    std::string choices;
+    for (const auto& c : it->groups) choices += (choices.empty() ? "" : " or group=") + c;
+    throw DataError("stable_fairness.table: source=" + source + " takes group=" + choices + ", found '" + g + "'");
+  }
+  if (!std::filesystem::is_regular_file(file))
+    throw DataError("stable_fairness.table: source=" + source + " needs the file " + file.string() +
+                    ", which does not exist; install the Debian package " + it->package +
+                    " and run scripts/setup (plugins/stable_fairness/data.R writes it), or give dataset.file=PATH");
+  return labelled_table(nexp::CsvTable::read(file), file, "label", "group_" + g, "group_", true,
+                        source + " (Debian " + it->package + "), group " + g);
 }
 
 RawTable make_synthetic(const TableOptions& o, std::uint64_t seed) {
@@ -260,6 +304,9 @@ std::shared_ptr<nexp::Dataset> make_table(const TableOptions& o, nexp::RunContex
                       o.group.empty() ? "race" : o.group);
   else if (o.source == "csv")
     raw = read_csv_table(o.file, o.label, o.group);
+  else if (o.source != "synthetic")
+    raw = read_r_table(o.file.empty() ? cache / o.source / (o.source + ".csv") : std::filesystem::path(o.file),
+                       o.source, o.group);
   else
     raw = make_synthetic(o, ctx.seed());
   auto t = std::make_shared<FairTable>();

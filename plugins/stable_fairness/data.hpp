@@ -1,11 +1,18 @@
 #pragma once
 // Tables with a binary label and a protected group, split 60/20/20 (train / validation / test).
-//   stable_fairness.table  source = adult | compas | synthetic | csv
+//   stable_fairness.table  source = adult | compas | income | hmda | german | arrests | synthetic | csv
 // adult: the UCI census income data in LIBSVM a9a form (48,842 rows, 123 one-hot features; label
 // income > 50K; group sex (female 0, male 1) or race (white 1, other 0)). compas: ProPublica's two-year
 // recidivism table with their filter (6,172 rows; label two_year_recid; group race, African-American 0,
-// Caucasian 1, other rows dropped, or sex). synthetic: Gaussian class conditionals per group with set
-// base rates, whose true rates are known in closed form. csv: any table, label and group named by column.
+// Caucasian 1, other rows dropped, or sex). income, hmda, german, arrests: tables from Debian's R
+// packages, written by data.R (labels, groups and features are described there):
+//   income   8,993  income >= $30,000 (above the median class)  sex | ethnic (4 groups, 8,925 rows)
+//   hmda     2,380  mortgage denied                              afam
+//   german   1,000  good credit                                  sex | age (under 25)
+//   arrests  5,226  released with a summons                      colour | colour_sex (4 groups)
+// Groups are numbered in the sorted order of their names. synthetic: Gaussian class conditionals per
+// group with set base rates, whose true rates are known in closed form. csv: any table, label and group
+// named by column.
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -34,7 +41,7 @@ struct TableOptions {
   std::string source = "synthetic";
   std::string file;   // adult / compas: default the data cache; csv: required
   std::string label;  // csv: the 0/1 label column
-  std::string group;  // csv: the group column (any values); adult: sex | race; compas: race | sex
+  std::string group;  // csv: the group column (any values); the other sources: one of their groups
   std::int64_t split_seed = 0;
   bool group_feature = true;  // the group indicator is one of the features
   // synthetic
@@ -45,12 +52,13 @@ struct TableOptions {
   std::int64_t d = 4;
 
   static void declare(nexp::Options<TableOptions>& o) {
-    o.add("source", &TableOptions::source, "adult | compas | synthetic | csv")
-        .choices({"adult", "compas", "synthetic", "csv"});
-    o.add("file", &TableOptions::file, "the table to read (csv: required; adult, compas: default the data cache)");
+    o.add("source", &TableOptions::source, "adult | compas | income | hmda | german | arrests | synthetic | csv")
+        .choices({"adult", "compas", "income", "hmda", "german", "arrests", "synthetic", "csv"});
+    o.add("file", &TableOptions::file, "the table to read (csv: required; others: default the data cache)");
     o.add("label", &TableOptions::label, "csv: the label column (values 0/1)");
     o.add("group", &TableOptions::group,
-          "the protected attribute: adult sex|race, compas race|sex, csv a column name (empty: the default)");
+          "the protected attribute (empty: the first named): adult sex|race, compas race|sex, income "
+          "sex|ethnic, hmda afam, german sex|age, arrests colour|colour_sex, csv a column name");
     o.add("split_seed", &TableOptions::split_seed, "seed of the 60/20/20 train/validation/test split").min(0);
     o.add("group_feature", &TableOptions::group_feature, "give the classifiers the group indicator as a feature");
     o.add("n", &TableOptions::n, "synthetic: rows").min(50);
@@ -72,6 +80,15 @@ struct RawTable {
 RawTable read_adult(const std::filesystem::path& file, const std::string& group);
 RawTable read_compas(const std::filesystem::path& file, const std::string& group);
 RawTable read_csv_table(const std::filesystem::path& file, const std::string& label, const std::string& group);
+
+// The tables data.R writes: column `label`, text columns `group_<name>` (empty: unknown; such rows are
+// dropped when that group is chosen), numeric features. Protected attributes are not features.
+struct RSource {
+  std::string name, package;        // the source and the Debian package holding the R data
+  std::vector<std::string> groups;  // the group choices, the default first
+};
+const std::vector<RSource>& r_sources();
+RawTable read_r_table(const std::filesystem::path& file, const std::string& source, const std::string& group);
 RawTable make_synthetic(const TableOptions& o, std::uint64_t seed);
 // The synthetic model: x | y, g ~ N(mu_{y,g}, I), mu_{y,g} = ((2y - 1) separation / 2, 0.5 g, 0, ...).
 // The exact positive rate of the rule "x_0 > c" in group g:

@@ -59,16 +59,27 @@ Eigen::VectorXd labels(const Sample& s) {
   return y;
 }
 
+// Exponentiated gradient's randomised classifier: expected predictions on val and test, the duality
+// gap nu of Algorithm 1's pair with the iterations it took, and whether the final LP replaced its average.
+struct EgFit {
+  Eigen::VectorXd val, test;
+  double gap = NAN;
+  int iterations = 0;
+  bool lp = false;
+};
+
 // Exponentiated gradient with the logistic-regression oracle (cost-sensitive classification as weighted
-// classification: label 1[c_i < 0], weight |c_i|). Returns the expected predictions on val and test.
-std::pair<Eigen::VectorXd, Eigen::VectorXd> fit_eg(const Split& s, Notion notion, double eps, const Logistic& init,
-                                                   int iterations, double l2) {
+// classification: label 1[c_i < 0], weight |c_i|); with `final_lp`, fairlearn's last step: the LP over
+// the classifiers found replaces Algorithm 1's average when it is feasible.
+EgFit fit_eg(const Split& s, Notion notion, double eps, const Logistic& init, int iterations, double l2,
+             bool final_lp) {
   const Sample& tr = s.train;
   const auto n = static_cast<double>(tr.size());
   const Eigen::VectorXd y = labels(tr);
   const Eigen::VectorXd cost = (1 - 2 * y.array()).matrix() / n;
   const Eigen::MatrixXd a = notion == Notion::DP ? dp_moments(tr) : eo_moments(tr);
   std::vector<Logistic> models;
+  std::vector<Eigen::VectorXd> train_preds;
   Eigen::VectorXd warm = init.w;
   auto oracle = [&](const Eigen::VectorXd& c) {
     const Eigen::VectorXd target = (c.array() < 0).cast<double>();
@@ -76,19 +87,31 @@ std::pair<Eigen::VectorXd, Eigen::VectorXd> fit_eg(const Split& s, Notion notion
     if (w.sum() <= 0) w.setOnes();
     models.push_back(fit_logistic(tr.x, target, w, l2, &warm));
     warm = models.back().w;
-    return models.back().predict(tr.x);
+    train_preds.push_back(models.back().predict(tr.x));
+    return train_preds.back();
   };
   EgOptions o;
   o.iterations = iterations;
-  const auto res = exponentiated_gradient(y.mean(), cost, a, eps, o, oracle);
-  Eigen::VectorXd val = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(s.val.size()));
-  Eigen::VectorXd test = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(s.test.size()));
+  auto res = exponentiated_gradient(y.mean(), cost, a, eps, o, oracle);
+  EgFit fit;
+  if (final_lp) {
+    Eigen::MatrixXd h(static_cast<Eigen::Index>(tr.size()), static_cast<Eigen::Index>(train_preds.size()));
+    for (std::size_t t = 0; t < train_preds.size(); ++t) h.col(static_cast<Eigen::Index>(t)) = train_preds[t];
+    const Eigen::VectorXd q = eg_final_lp(h, cost, a, eps);
+    if (q.size() > 0) {
+      for (std::size_t t = 0; t < res.weights.size(); ++t) res.weights[t] = q(static_cast<Eigen::Index>(t));
+      fit.lp = true;
+    }
+  }
+  fit.val = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(s.val.size()));
+  fit.test = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(s.test.size()));
   for (std::size_t t = 0; t < models.size(); ++t)
     if (res.weights[t] > 0) {
-      val += res.weights[t] * models[t].predict(s.val.x);
-      test += res.weights[t] * models[t].predict(s.test.x);
+      fit.val += res.weights[t] * models[t].predict(s.val.x);
+      fit.test += res.weights[t] * models[t].predict(s.test.x);
     }
-  return {val, test};
+  fit.gap = res.gap, fit.iterations = res.iterations;
+  return fit;
 }
 
 // The notion's gap on a sample under TV: the classical max-min gap of its rates.
@@ -153,7 +176,7 @@ void run_frontier(nexp::RunContext& ctx) {
                        C::real("test_dp_gap"), C::real("test_eo_gap"), C::integer("split"), C::real("test_gap")});
   // Per split: the mixture's and the best single predictor's test accuracy at the headline tau, and the
   // exponentiated-gradient points (test gap, test accuracy).
-  std::vector<double> mix_acc, mix_gap, single_acc, eg_at_mix;
+  std::vector<double> mix_acc, mix_gap, single_acc, eg_at_mix, eg_duality_gaps, eg_iterations, eg_lp;
   auto progress = ctx.progress(o.splits, "splits");
   for (int i = 0; i < o.splits && !ctx.stop_requested(); ++i) {
     const Split s = table.split_at(i);
@@ -184,9 +207,10 @@ void run_frontier(nexp::RunContext& ctx) {
     }
     std::vector<std::pair<double, double>> eg;  // (test gap, test accuracy)
     for (double eps : o.eps) {
-      const auto [val, test] = fit_eg(s, o.notion, eps, base.models[0], o.eg_iterations, o.l2);
-      row("eg", eps, val, test);
-      eg.push_back({notion_gap(s.test, test, o.notion), accuracy(s.test, test)});
+      const auto fit = fit_eg(s, o.notion, eps, base.models[0], o.eg_iterations, o.l2, o.eg_lp);
+      row("eg", eps, fit.val, fit.test);
+      eg.push_back({notion_gap(s.test, fit.test, o.notion), accuracy(s.test, fit.test)});
+      eg_duality_gaps.push_back(fit.gap), eg_iterations.push_back(fit.iterations), eg_lp.push_back(fit.lp);
     }
     // EG's accuracy at the mixture's test gap: linear interpolation of its points sorted by gap, with
     // the unconstrained logistic regression as the end eps -> infinity of EG's curve.
@@ -214,8 +238,16 @@ void run_frontier(nexp::RunContext& ctx) {
   ctx.summary_interval("mixture_minus_single_pp", nexp::stats::paired_t_interval(ma, sa));
   ctx.summary_interval("mixture_minus_eg_pp", nexp::stats::paired_t_interval(mb, ea));
   ctx.summary("eg_matched_splits", static_cast<double>(mb.size()));
-  ctx.summary_interval("mixture_test_accuracy", nexp::stats::mean_t_interval(mix_acc));
-  ctx.summary_interval("mixture_test_gap", nexp::stats::mean_t_interval(mix_gap));
+  // Over the splits where program (4) was feasible at the headline tau.
+  auto feasible = [](std::vector<double> v) {
+    v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return std::isnan(x); }), v.end());
+    return v;
+  };
+  ctx.summary_interval("mixture_test_accuracy", nexp::stats::mean_t_interval(feasible(mix_acc)));
+  ctx.summary_interval("mixture_test_gap", nexp::stats::mean_t_interval(feasible(mix_gap)));
+  ctx.summary("eg_median_duality_gap", nexp::stats::median(eg_duality_gaps));
+  ctx.summary("eg_mean_iterations", nexp::stats::mean(eg_iterations));
+  ctx.summary("eg_lp_share", nexp::stats::mean(eg_lp));
 }
 
 // ---------------------------------------------------------------- stable_fairness.certify
@@ -261,6 +293,7 @@ void run_shift(nexp::RunContext& ctx) {
                           C::real("shift_slope"), C::real("slope_ci_low"), C::real("slope_ci_high"),
                           C::real("test_accuracy")});
   std::vector<double> taus, measured;
+  std::vector<int> split_of;  // the split of each (tau, slope) pair
   std::int64_t within = 0, total = 0;
   double excess = -INFINITY;
   auto progress = ctx.progress(o.splits, "splits");
@@ -274,7 +307,7 @@ void run_shift(nexp::RunContext& ctx) {
       const auto sh = composition_shift(s.test, m.test_pred, o.notion, o.norm, rng, o.shift_points, o.shift_draws);
       for (const auto& p : sh.points) curves.row(o.taus[t], i, p.block, p.g0, p.g1, p.share, p.rate, p.accuracy);
       slopes.row(o.taus[t], i, m.certified, m.test_constant, sh.slope, sh.slope_low, sh.slope_high, m.test_accuracy);
-      taus.push_back(o.taus[t]), measured.push_back(sh.slope);
+      taus.push_back(o.taus[t]), measured.push_back(sh.slope), split_of.push_back(i);
       ++total, within += sh.slope_low <= m.certified;
       excess = std::max(excess, sh.slope - m.certified);
     }
@@ -282,7 +315,22 @@ void run_shift(nexp::RunContext& ctx) {
   }
   ctx.summary("slope_within_certificate_share", total ? static_cast<double>(within) / total : NAN);
   ctx.summary("max_slope_minus_certified", excess);
-  ctx.summary("slope_tau_spearman", nexp::stats::spearman(taus, measured));
+  // Spearman's correlation of the pooled (tau, slope) pairs, with a percentile bootstrap interval that
+  // resamples whole splits (the taus of one split share its base predictors and test set).
+  const auto splits_run = static_cast<std::size_t>(split_of.empty() ? 0 : split_of.back() + 1);
+  auto spearman_of = [&](const std::vector<std::size_t>& draw) {
+    std::vector<double> x, y;
+    for (std::size_t d : draw)
+      for (std::size_t j = 0; j < taus.size(); ++j)
+        if (split_of[j] == static_cast<int>(d)) x.push_back(taus[j]), y.push_back(measured[j]);
+    return nexp::stats::spearman(x, y);
+  };
+  nexp::stats::Interval rho{spearman_of({0}), NAN, NAN};
+  if (splits_run > 1) {
+    auto rng = ctx.stream("spearman");
+    rho = nexp::stats::bootstrap(splits_run, spearman_of, rng, 0.95, 2000);
+  }
+  ctx.summary_interval("slope_tau_spearman", rho);
 }
 
 }  // namespace stable_fairness

@@ -51,6 +51,7 @@ struct FrontierOptions : CommonOptions {
   int splits = 10;
   double headline_tau = 0.04;
   int eg_iterations = 30;
+  bool eg_lp = true;
   static void declare(nexp::Options<FrontierOptions>& o) {
     o.inherit<CommonOptions>();
     o.add("taus", &FrontierOptions::taus, "the mixture's bounds (and the best single predictor's)").range(0, 2);
@@ -58,6 +59,9 @@ struct FrontierOptions : CommonOptions {
     o.add("splits", &FrontierOptions::splits, "splits split_seed .. split_seed + splits - 1").range(1, 1000);
     o.add("headline_tau", &FrontierOptions::headline_tau, "the tau whose comparisons become summaries").range(0, 2);
     o.add("eg_iterations", &FrontierOptions::eg_iterations, "exponentiated gradient's iteration limit").range(1, 1000);
+    o.add("eg_lp", &FrontierOptions::eg_lp,
+          "after exponentiated gradient, the LP over the classifiers it found (least training error within eps); "
+          "false: Algorithm 1's average");
   }
 };
 

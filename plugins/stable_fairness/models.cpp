@@ -8,6 +8,8 @@
 
 #include <nexp/error.hpp>
 
+#include "socp.hpp"
+
 namespace stable_fairness {
 namespace {
 
@@ -229,6 +231,17 @@ EgResult exponentiated_gradient(double err0, const Eigen::VectorXd& cost, const 
   const double count = static_cast<double>(std::count(in_average.begin(), in_average.end(), true));
   for (bool in : in_average) res.weights.push_back(in ? 1.0 / count : 0.0);
   return res;
+}
+
+Eigen::VectorXd eg_final_lp(const Eigen::MatrixXd& h, const Eigen::VectorXd& cost, const Eigen::MatrixXd& a, double eps) {
+  ConeProgram lp;
+  lp.c = h.transpose() * cost;
+  lp.a = a * h;
+  lp.b = Eigen::VectorXd::Constant(lp.a.rows(), eps);
+  const auto sol = solve_cone_program(lp);
+  if (!sol.feasible) return {};
+  Eigen::VectorXd q = sol.alpha.cwiseMax(0.0);
+  return q / q.sum();
 }
 
 Eigen::MatrixXd dp_moments(const Sample& s) {

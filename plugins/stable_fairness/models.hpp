@@ -70,6 +70,12 @@ struct EgResult {
 using BestResponse = std::function<Eigen::VectorXd(const Eigen::VectorXd& cost)>;
 EgResult exponentiated_gradient(double err0, const Eigen::VectorXd& cost, const Eigen::MatrixXd& a, double eps,
                                 const EgOptions& o, const BestResponse& best_response);
+// fairlearn's last step after Algorithm 1: over the classifiers h_1..h_T it called (predictions, n x T),
+// the mixture q of least error with every moment within eps,
+//     min_q cost^T H q  s.t.  a H q <= eps,  q in the simplex   (an LP, solved by socp.hpp),
+// or an empty vector when no mixture of them meets the constraints strictly (eps > 0: the solver is a
+// barrier method and needs an interior point).
+Eigen::VectorXd eg_final_lp(const Eigen::MatrixXd& h, const Eigen::VectorXd& cost, const Eigen::MatrixXd& a, double eps);
 // The moments of demographic parity (+-(E[h | g] - E[h])) and of equalised odds (+-(E[h | g, y] - E[h | y]))
 // as rows a_j of gamma(h) = a_j . h on a sample.
 Eigen::MatrixXd dp_moments(const Sample& s);
