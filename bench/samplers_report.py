@@ -94,6 +94,12 @@ def first_reaching(curve, target):
     return next((t + 1 for t, v in enumerate(curve) if v <= target), None)
 
 
+def print_table(head, rows):
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(head)]
+    for r in [head] + rows:
+        print("  ".join(c.rjust(w) for c, w in zip(r, widths)))
+
+
 def ms_per_trial(seeds, last=None):
     times = [float(r["ask_seconds"]) for rows in seeds.values() for r in (rows[-last:] if last else rows)]
     return 1000 * statistics.mean(times)
@@ -141,9 +147,7 @@ def pareto_report(folder):
                      f"{statistics.median(v_hv):.4f}" if v_hv else "", f"{rank_sum_p(v_hv, o_hv):.2g}" if v_hv else "",
                      f"{statistics.median(v_igd):.4f}" if v_igd else "", rnd("nexp"), rnd("optuna"),
                      f"{ms_per_trial(runs[('nexp', 'nsga2', prob)]):.3f}", f"{ms_per_trial(runs[('optuna', 'nsga2', prob)]):.3f}"))
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(head)]
-    for r in [head] + rows:
-        print("  ".join(c.rjust(w) for c, w in zip(r, widths)))
+    print_table(head, rows)
     print("\nmedian over seeds of the hypervolume of all the trials' non-dominated set after the budget (higher is "
           "better), exact by sorting, to the reference point shown; 'front HV': the true front's (100000 points); "
           "'within': nexp's median is inside or above Optuna NSGAIISampler's 95% bootstrap interval of its median; "
@@ -188,9 +192,7 @@ def main():
                      f"{median_curve(scaled)[-1]:.4g}" if scaled else "",
                      f"{rnd('nexp'):.4g}", f"{rnd('optuna'):.4g}",
                      f"{ms_per_trial(nt):.3f}", f"{ms_per_trial(ot):.3f}"))
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(head)]
-    for r in [head] + rows:
-        print("  ".join(c.rjust(w) for c, w in zip(r, widths)))
+    print_table(head, rows)
     print("\nmedian best value after the budget (lower is better); 'within': nexp TPE's median is inside or below "
           "Optuna TPE's 95% bootstrap interval of its median; 'trials ratio': trials nexp TPE's median curve needs to "
           "reach Optuna TPE's final median, over Optuna's own; 'nexp tpe 3.1.0 density': nexp's TPE with the kernel "

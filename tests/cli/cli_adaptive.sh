@@ -47,28 +47,13 @@ expect_contains "$OUT" "adaptive sweep (tpe sampler, 4 trials" "dry run"
 expect_exit 0 nx run block.yaml
 [[ $(count completed "$WORK/runs/block/sweep") == 4 ]] || fail "the block's 4 trials"
 
-# Pruning (median rule). fixture_crash.maybe logs x at every 10 ms step while it sleeps. Three trials
-# with x = 5 complete (3 s); three with x = 1 are worse than the completed trials' median at every
-# step, so the launcher's pruner stops them: they take the stop in through ctx.stop_requested() and
-# end `pruned` (not completed: they stopped before their 3 s), with their last value. A re-run runs
+# Pruning (the median rule on write_prune_config's sweep): the three x = 1 trials take the stop in
+# through ctx.stop_requested() and end `pruned` before their 3 s, with their last value. A re-run runs
 # nothing again.
-cat > prune.yaml <<YAML
-method: fixture_crash.maybe
-params: {sleep_ms: 3000}
-objective: value
-sweep:
-  params:
-    params.x: [5, 1]
-    seed: [0, 1, 2]
-  pruner: {type: median, startup_trials: 3, min_step: 5}
-YAML
+write_prune_config prune.yaml 3000
 expect_exit 0 nx run prune.yaml --jobs 1
 PRDIR=$WORK/runs/prune/sweep
-[[ $(count completed "$PRDIR") == 3 && $(count pruned "$PRDIR") == 3 ]] || fail "3 completed, 3 pruned: $(cat "$PRDIR/trials.csv")"
-for f in "$PRDIR"/trial-000[345]-*; do
-  [[ $(status_of "$f" reason) == "median rule at step "* ]] || fail "$f: the reason: $(cat "$f/status.json")"
-  python3 -c "import json; d=json.load(open('$f/status.json')); assert d['summary']['value'] == 1, d" || fail "$f: its last value kept"
-done
+expect_three_pruned "$PRDIR"
 LINES=$(cat "$PRDIR"/trial-*/metrics.jsonl | wc -l)
 expect_exit 0 nx run prune.yaml --jobs 1
 [[ $(count pruned "$PRDIR") == 3 && $(cat "$PRDIR"/trial-*/metrics.jsonl | wc -l) == "$LINES" ]] || fail "a re-run runs no trial again"

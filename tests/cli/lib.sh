@@ -76,3 +76,20 @@ slurm_local_start() {
   export SLURM_CONF=$NEXP_SLURM_DIR/slurm.conf
 }
 slurm_local_stop() { "$NEXP_SOURCE_DIR/scripts/slurm-local" stop || true; }
+
+# A sweep for the pruners: fixture_crash.maybe logs x at every 10 ms step while it sleeps. Three trials
+# with x = 5 complete; three with x = 1 are worse than the completed trials' median at every step, so
+# the median rule stops them.
+write_prune_config() {  # file sleep_ms
+  printf 'method: fixture_crash.maybe\nparams: {sleep_ms: %s}\nobjective: value\nsweep:\n  params:\n    params.x: [5, 1]\n    seed: [0, 1, 2]\n  pruner: {type: median, startup_trials: 3, min_step: 5}\n' \
+    "$2" > "$1"
+}
+# Sweep folder $1 of that config: 3 completed, 3 pruned with the rule's reason and their last value.
+expect_three_pruned() {
+  [[ $(count completed "$1") == 3 && $(count pruned "$1") == 3 ]] || fail "3 completed, 3 pruned: $(cat "$1/trials.csv")"
+  local f
+  for f in "$1"/trial-000[345]-*; do
+    [[ $(status_of "$f" reason) == "median rule at step "* ]] || fail "$f: the reason: $(cat "$f/status.json")"
+    python3 -c "import json; d=json.load(open('$f/status.json')); assert d['summary']['value'] == 1, d" || fail "$f: its last value kept"
+  done
+}

@@ -18,24 +18,14 @@ DIR=$WORK/runs/tpe/sweep
   || fail "the waves' trials: $(head "$DIR"/slurm/array-*.txt)"
 python3 -c "import yaml,sys; h=yaml.safe_load(open('$DIR/sampler.yaml')); assert sorted(h['observed']) == [0,1,2,3,4], h" \
   || fail "the sampler saw every wave: $(cat "$DIR/sampler.yaml")"
-# Pruning under Slurm (as cli_adaptive checks it locally): three trials with x = 5 complete; three with
-# x = 1 are worse than their median at every step, so nexp stops each through scancel; they end pruned
-# with their last value, not requeued (--requeue), and a re-run runs nothing again.
-cat > prune.yaml <<YAML
-method: fixture_crash.maybe
-params: {sleep_ms: 4000}
-objective: value
-sweep:
-  params:
-    params.x: [5, 1]
-    seed: [0, 1, 2]
-  pruner: {type: median, startup_trials: 3, min_step: 5}
-YAML
+# Pruning under Slurm (write_prune_config's sweep, as cli_adaptive runs it locally): nexp stops each
+# x = 1 trial through scancel; they end pruned with their last value, are not requeued (--requeue), and
+# a re-run runs nothing again.
+write_prune_config prune.yaml 4000
 expect_exit 0 nx run prune.yaml --jobs 1 --launcher slurm --requeue
 PRDIR=$WORK/runs/prune/sweep
-[[ $(count completed "$PRDIR") == 3 && $(count pruned "$PRDIR") == 3 ]] || fail "3 completed, 3 pruned: $(cat "$PRDIR/trials.csv")"
+expect_three_pruned "$PRDIR"
 for f in "$PRDIR"/trial-000[345]-*; do
-  [[ $(status_of "$f" reason) == "median rule at step "* ]] || fail "$f: the reason: $(cat "$f/status.json")"
   [[ ! -e $f/pruned-by-sweep ]] || fail "$f: the note is removed once the trial is marked"
 done
 expect_contains "$ERR" "scancel --batch --signal=TERM" "stopped through scancel"
