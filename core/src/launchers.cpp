@@ -385,10 +385,14 @@ class SlurmPruning {
   TrialState update(int i, int task, TrialState s) {
     const SweepTrial& t = plan_.trials[static_cast<size_t>(i)];
     auto it = why_.find(i);
-    if (it != why_.end() && s == TrialState::Interrupted) {
-      force_status(plan_, t, RunStatus::Pruned, "", it->second, detail::last_logged(t.folder).values);
+    if (it != why_.end() && s != TrialState::Running && s != TrialState::Pending) {
+      if (s == TrialState::Interrupted) {  // else it ended before the signal reached it
+        force_status(plan_, t, RunStatus::Pruned, "", it->second, detail::last_logged(t.folder).values);
+        s = TrialState::Pruned;
+      }
       fs::remove(t.folder / kPruneNote);
-      return TrialState::Pruned;
+      why_.erase(it);
+      return s;
     }
     if (!watch_ || s != TrialState::Running || it != why_.end()) return s;
     if (auto why = watch_->check(i)) {
