@@ -76,7 +76,8 @@ void register_components(nexp::Registrar& r) {
       "hellinger_sg.3dssg",
       "the 3DSSG release and 3RScan's instance meshes from the user's folder (160 classes / 26 predicates, or SGFN's "
       "20 / 8); needs a signed licence, not shipped",
-      hellinger_sg::make_3dssg);  std::vector<std::string> train_metrics = hellinger_sg::evaluation_metrics();
+      hellinger_sg::make_3dssg);
+  std::vector<std::string> train_metrics = hellinger_sg::evaluation_metrics();
   train_metrics.insert(train_metrics.end(), {"train_loss", "train_ce"});
   r.method("hellinger_sg.train", "train an SGFN-style scene-graph predictor with ce or the Hellinger graph loss",
            hellinger_sg::run_train)
