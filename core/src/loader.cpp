@@ -51,8 +51,9 @@ bool is_elf(const fs::path& file) {
   return in.gcount() == 4 && std::memcmp(magic, "\x7f" "ELF", 4) == 0;
 }
 
-// The parts of the fingerprint that differ, for the message. Parts are "<what> <value>" (e.g. "gcc 12"),
-// matched by what, so that a fingerprint with a part more or less still compares part by part.
+// The parts of the fingerprint that differ, for the message. Parts are "<what> <value>" (e.g.
+// "compiler gcc 12"), matched by what, so that a fingerprint with a part more or less still compares
+// part by part.
 std::string fingerprint_difference(const std::string& expected, const std::string& actual) {
   auto split = [](const std::string& s) {
     std::vector<std::pair<std::string, std::string>> out;  // what, whole part
