@@ -110,7 +110,7 @@ struct StrengthOptions : StudyOptions {
 // The 8x8 digits (scikit-learn's 1797 images, read from the data cache), pixels 0..16 scaled to [-1, 1].
 struct DigitsOptions : SamplingOptions {
   DigitsOptions() {
-    denoiser = "mlp_edm", samples = 800, eval_samples = 800, train_steps = 3000;
+    denoiser = "mlp_edm", samples = 800, eval_samples = 800, train_steps = 4000;
   }
   std::string file;  // empty: <data dir>/sklearn/digits.csv
   std::vector<std::string> denoisers = {"mlp_edm", "mlp_vp"};
