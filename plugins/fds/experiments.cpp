@@ -337,7 +337,7 @@ void StudyOptions::declare(nexp::Options<StudyOptions>& o) {
   o.inherit<SamplingOptions>();
   o.add("kinds", &StudyOptions::kinds, "mixtures: ring8, grid25, gmm");
   o.add("mixture", &StudyOptions::mixture, "mixture shape (its kind is replaced by each of `kinds`; dim applies to gmm)");
-  o.add("denoisers", &StudyOptions::denoisers, "exact, exact_biased");
+  o.add("denoisers", &StudyOptions::denoisers, "exact, exact_biased, mlp_edm, mlp_vp (the MLPs trained per mixture)");
   o.add("nfes", &StudyOptions::nfes, "NFE budgets").range(1, 10000);
   o.add("seeds", &StudyOptions::seeds, "evaluation seeds (indices 0..seeds-1)").range(2, 1000);
   o.add("strengths", &StudyOptions::strengths, "strength grid (tuned on the held-out seed index 1000)").range(0, 1);
