@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <numeric>
 #include <set>
@@ -652,7 +653,7 @@ const std::vector<std::string> kMlpDenoisers = {"mlp_edm", "mlp_vp"};
 const std::vector<std::string> kOdeSamplers = {"euler", "heun", "dpmpp_2m"};
 
 struct Digits {
-  Mat x;  // 1797 x 64, pixels 0..16 scaled to [-1, 1]
+  Mat x;  // images x pixels, scaled to [-1, 1]
   std::vector<int> labels;
 };
 
@@ -676,6 +677,51 @@ Digits read_digits(const std::string& name) {
     for (std::size_t c = 0; c < cols.size(); ++c)
       d.x(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(c)) = std::stod(t.row(r)[cols[c]]) / 8.0 - 1.0;
     d.labels.push_back(std::stoi(t.row(r)[target]));
+  }
+  return d;
+}
+
+// Fashion-MNIST's training images (raw IDX files in <data dir>/fashion-mnist), the first `count`,
+// averaged over factor x factor blocks down to size x size, scaled to [-1, 1].
+Digits read_fashion(int count, int size) {
+  const auto dir = nexp::data_dir() / "fashion-mnist";
+  auto open = [&](const char* name, std::uint32_t magic, std::ifstream& in, std::uint32_t* dims, int ndims) {
+    const auto file = dir / name;
+    in.open(file, std::ios::binary);
+    if (!in)
+      throw nexp::DataError(fmt::format("data: fashion_mnist: cannot open {}; expected the raw IDX files. Run "
+                                        "scripts/setup.", file.string()));
+    unsigned char h[16];
+    in.read(reinterpret_cast<char*>(h), 4 + 4 * ndims);
+    auto be = [&](int o) { return (std::uint32_t{h[o]} << 24) | (std::uint32_t{h[o + 1]} << 16) | (std::uint32_t{h[o + 2]} << 8) | h[o + 3]; };
+    if (!in || be(0) != magic)
+      throw nexp::DataError(fmt::format("data: {} is not an IDX file with magic {} (found {})", file.string(), magic, be(0)));
+    for (int k = 0; k < ndims; ++k) dims[k] = be(4 + 4 * k);
+  };
+  std::ifstream images, labels;
+  std::uint32_t di[3], dl[1];
+  open("train-images-idx3-ubyte", 2051, images, di, 3);
+  open("train-labels-idx1-ubyte", 2049, labels, dl, 1);
+  const int side = static_cast<int>(di[1]);
+  if (side % size != 0 || static_cast<int>(di[2]) != side)
+    throw nexp::ConfigError(fmt::format("params.image_size = {}: must divide the images' side {}", size, side));
+  const int n = std::min<int>(count, static_cast<int>(std::min(di[0], dl[0]))), f = side / size;
+  Digits d;
+  d.x.resize(n, size * size);
+  std::vector<unsigned char> px(static_cast<std::size_t>(side * side));
+  std::vector<char> lab(static_cast<std::size_t>(n));
+  labels.read(lab.data(), n);
+  for (int i = 0; i < n; ++i) {
+    images.read(reinterpret_cast<char*>(px.data()), static_cast<std::streamsize>(px.size()));
+    if (!images) throw nexp::DataError(fmt::format("data: fashion_mnist: the image file ends before image {}", i));
+    for (int r = 0; r < size; ++r)
+      for (int c = 0; c < size; ++c) {
+        double sum = 0;
+        for (int a = 0; a < f; ++a)
+          for (int b = 0; b < f; ++b) sum += px[static_cast<std::size_t>((r * f + a) * side + c * f + b)];
+        d.x(i, r * size + c) = 2 * sum / (255.0 * f * f) - 1;
+      }
+    d.labels.push_back(static_cast<unsigned char>(lab[static_cast<std::size_t>(i)]));
   }
   return d;
 }
@@ -710,7 +756,11 @@ struct DigitCell {  // one (denoiser, sampler [: driver], nfe) over seeds
 
 void DigitsOptions::declare(nexp::Options<DigitsOptions>& o) {
   o.inherit<SamplingOptions>();
-  o.add("file", &DigitsOptions::file, "the digits CSV (empty: scikit-learn's digits from the data cache)");
+  o.add("data", &DigitsOptions::data, "digits (8x8, 1797 images) or fashion_mnist (training images, block-averaged)")
+      .choices({"digits", "fashion_mnist"});
+  o.add("images", &DigitsOptions::images, "fashion_mnist: the first this many training images").range(100, 60000);
+  o.add("image_size", &DigitsOptions::image_size, "fashion_mnist: side after block averaging (divides 28)").range(1, 28);
+  o.add("file", &DigitsOptions::file, "digits: the CSV (empty: scikit-learn's digits from the data cache)");
   o.add("denoisers", &DigitsOptions::denoisers, "mlp_edm, mlp_vp (each trained in the run on all 1797 images)");
   o.add("samplers", &DigitsOptions::samplers,
         "euler, heun, dpmpp_2m, edm, sde (strength tuned), sde_endpoint (strength 1), fds, fds_churn (one run per driver)");
@@ -730,7 +780,8 @@ void run_digits(nexp::RunContext& ctx) {
   check_list(o.samplers, kFrontierSamplers, "samplers");
   check_list(o.drivers, kDrivers, "drivers");
   if (o.strengths.empty()) throw nexp::ConfigError("params.strengths: the list is empty; give at least one strength in [0, 1]");
-  const Digits data = read_digits(o.file);
+  const Digits data = o.data == "digits" ? read_digits(o.file) : read_fashion(o.images, o.image_size);
+  const Eigen::Index dim = data.x.cols();
   const auto n = static_cast<Eigen::Index>(o.samples);
   if (2 * o.eval_samples > data.x.rows() || o.samples < o.eval_samples)
     throw nexp::ConfigError(fmt::format("params.eval_samples = {}: the reference and the floor take 2 x eval_samples of "
@@ -742,7 +793,7 @@ void run_digits(nexp::RunContext& ctx) {
   auto split = ctx.stream("split");
   for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[split.below(i)]);
   const auto m = static_cast<Eigen::Index>(o.eval_samples);
-  Mat reference(m, 64), held(m, 64);
+  Mat reference(m, dim), held(m, dim);
   for (Eigen::Index i = 0; i < m; ++i)
     reference.row(i) = data.x.row(order[static_cast<std::size_t>(i)]), held.row(i) = data.x.row(order[static_cast<std::size_t>(m + i)]);
   const auto bandwidths = mmd_bandwidths(median_distance(reference));
@@ -752,6 +803,7 @@ void run_digits(nexp::RunContext& ctx) {
   ct.width = o.classifier_width, ct.depth = o.classifier_depth, ct.steps = o.classifier_steps, ct.batch = 128, ct.lr = 1e-3;
   auto crng = ctx.stream("classifier");
   const Classifier clf = train_classifier(data.x, data.labels, 10, o.test_share, ct, crng);
+  ctx.log().info("fds.digits: {} images of {} pixels", data.x.rows(), dim);
   ctx.log().info("fds.digits: feature classifier accuracy {:.3f} (train), {:.3f} (held out)", clf.train_accuracy, clf.test_accuracy);
   const Mat ref_features = clf.net.features(reference);
 
@@ -786,7 +838,7 @@ void run_digits(nexp::RunContext& ctx) {
   NoiseFactory noises(o, ctx.seed());
   auto run_one = [&](const Denoiser& d, const Entry& e, int nfe, double strength, std::uint64_t index) {
     auto zr = nexp::Random::stream(ctx.seed(), "z", index);
-    Mat z(n, 64);
+    Mat z(n, dim);
     for (Eigen::Index i = 0; i < z.size(); ++i) z.data()[i] = zr.normal();
     const auto c = sampler_config(o, e.sampler, nfe, strength);
     const auto t0 = std::chrono::steady_clock::now();

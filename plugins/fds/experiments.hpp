@@ -107,12 +107,16 @@ struct StrengthOptions : StudyOptions {
   static void declare(nexp::Options<StrengthOptions>& o);
 };
 
-// The 8x8 digits (scikit-learn's 1797 images, read from the data cache), pixels 0..16 scaled to [-1, 1].
+// Real images: the 8x8 digits (scikit-learn's 1797 images, read from the data cache, pixels 0..16 scaled to
+// [-1, 1]) or Fashion-MNIST's training images block-averaged to image_size x image_size (raw IDX files).
 struct DigitsOptions : SamplingOptions {
   DigitsOptions() {
     denoiser = "mlp_edm", samples = 800, eval_samples = 800, train_steps = 4000;
   }
-  std::string file;  // empty: <data dir>/sklearn/digits.csv
+  std::string data = "digits";  // digits | fashion_mnist
+  int images = 10000;           // fashion_mnist: the first this many training images
+  int image_size = 14;          // fashion_mnist: 28 x 28 block-averaged to image_size x image_size
+  std::string file;             // digits: empty: <data dir>/sklearn/digits.csv
   std::vector<std::string> denoisers = {"mlp_edm", "mlp_vp"};
   std::vector<std::string> samplers = {"euler", "heun", "dpmpp_2m", "edm", "sde_endpoint", "fds"};
   std::vector<std::string> drivers = {"telegraph", "lorenz"};  // each fds / fds_churn entry runs once per driver
