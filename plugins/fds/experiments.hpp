@@ -5,8 +5,9 @@
 //   fds.driver_stats  Q (Green-Kubo, variance growth), C_chi, sup |xi| of one driver (drivers.hpp)
 //   fds.frontier      mixtures x denoisers x samplers x NFE x seeds, strengths tuned per NFE on a held-out seed
 //   fds.strength      strength sweep at fixed NFE for several drivers
-//   fds.digits        the 8x8 digits with both trained denoiser families: samplers x NFE x seeds, scored by
-//                     MMD, sliced W2 and the Frechet distance in a classifier's features
+//   fds.digits        real images (the 8x8 digits, or Fashion-MNIST at 14x14) with both trained denoiser
+//                     families: samplers x NFE x seeds, scored by MMD, sliced W2 and the Frechet distance
+//                     in a classifier's features
 #include <nexp/nexp.hpp>
 
 #include <string>

@@ -68,7 +68,8 @@ void register_components(nexp::Registrar& r) {
       .produces({"fds_matches_ode_share", "fds_beats_sde_share", "fds_beats_edm_share", "fds_beats_tuned_sde_share",
                  "cells"});
   r.method("fds.digits",
-           "the 8x8 digits with MLP denoisers trained in the run (EDM and VP families): samplers x NFE x seeds, MMD, "
+           "real images (8x8 digits, or Fashion-MNIST at 14x14) with MLP denoisers trained in the run (EDM and VP "
+           "families): samplers x NFE x seeds, MMD, "
            "sliced W2, Frechet distance in a classifier's features",
            fds::run_digits)
       .options<fds::DigitsOptions>()
