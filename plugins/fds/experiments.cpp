@@ -6,7 +6,10 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <filesystem>
+#include <fstream>
 #include <map>
+#include <numeric>
 #include <set>
 
 #include "metrics.hpp"
@@ -21,7 +24,7 @@ const std::vector<std::string> kFrontierSamplers = {"euler", "heun",      "dpmpp
                                                     "sde",   "sde_endpoint", "fds", "fds_churn"};
 const std::vector<std::string> kDrivers = {"gaussian", "ou", "telegraph", "lorenz"};
 const std::vector<std::string> kKinds = {"ring8", "grid25", "gmm"};
-const std::vector<std::string> kDenoisers = {"exact", "exact_biased"};
+const std::vector<std::string> kDenoisers = {"exact", "exact_biased", "mlp_edm", "mlp_vp"};
 constexpr std::uint64_t kTuneIndex = 1000;  // the held-out seed on which strengths are tuned
 
 SamplerKind sampler_kind(const std::string& s) {
@@ -62,10 +65,26 @@ DriverParams driver_params(const std::string& driver, double rate, double amplit
   return p;
 }
 
-std::unique_ptr<Denoiser> make_denoiser(const std::string& name, const Mixture& m, double error, std::uint64_t seed) {
+// A trained denoiser (mlp_edm, mlp_vp) on `data`; streams (seed, "train_<name>", index).
+std::unique_ptr<MlpDenoiser> train_denoiser(const std::string& name, const Mat& data, const SamplingOptions& o,
+                                            std::uint64_t seed, std::uint64_t index, spdlog::logger& log) {
+  auto rng = nexp::Random::stream(seed, "train_" + name, index);
+  const auto family = name == "mlp_vp" ? MlpDenoiser::Family::Vp : MlpDenoiser::Family::Edm;
+  auto d = std::make_unique<MlpDenoiser>(family, data, o.training(), rng);
+  log.info("fds: {} trained on {} samples ({} x {}, {} steps): loss {:.4f} over the last 10% of steps, {:.1f} s", name,
+           data.rows(), o.width, o.depth, o.train_steps, d->final_loss(), d->seconds());
+  return d;
+}
+
+std::unique_ptr<Denoiser> make_denoiser(const std::string& name, const Mixture& m, const SamplingOptions& o,
+                                        std::uint64_t seed, std::uint64_t index, spdlog::logger& log) {
   if (name == "exact") return std::make_unique<MixtureDenoiser>(m);
-  auto rng = nexp::Random::stream(seed, "denoiser_error");
-  return std::make_unique<BiasedMixtureDenoiser>(m, error, rng);
+  if (name == "exact_biased") {
+    auto rng = nexp::Random::stream(seed, "denoiser_error");
+    return std::make_unique<BiasedMixtureDenoiser>(m, o.denoiser_error, rng);
+  }
+  auto data_rng = nexp::Random::stream(seed, "train_data", index);
+  return train_denoiser(name, m.sample(static_cast<std::size_t>(o.train_samples), data_rng), o, seed, index, log);
 }
 
 // Counts the time spent drawing increments (the driver's cost).
@@ -83,6 +102,31 @@ class TimedNoise : public NoiseSource {
   std::unique_ptr<NoiseSource> inner_;
 };
 
+// The increments of a run: Gaussian ("noise" stream) unless an fds sampler names a driver ("driver"
+// stream; the Lorenz driver's Q from a pilot bank, stream "driver_q", estimated once).
+class NoiseFactory {
+ public:
+  NoiseFactory(const SamplingOptions& o, std::uint64_t seed) : o_(o), seed_(seed) {}
+  std::unique_ptr<NoiseSource> make(SamplerKind kind, const std::string& driver, std::size_t slots, std::uint64_t index) {
+    const bool driven = kind == SamplerKind::Fds || kind == SamplerKind::FdsChurn;
+    if (!driven || driver == "gaussian") return std::make_unique<GaussianNoise>(nexp::Random::stream(seed_, "noise", index));
+    const auto p = driver_params(driver, o_.rate, o_.amplitude, o_.driver_dt, o_.lorenz_z);
+    if (p.kind == DriverKind::Lorenz && !lorenz_q_) {
+      auto pilot = nexp::Random::stream(seed_, "driver_q");
+      lorenz_q_ = lorenz_q(p, pilot);
+    }
+    auto init = nexp::Random::stream(seed_, "driver", index);
+    auto d = make_driver(p, slots, init);
+    auto q = slot_q(p, *d, lorenz_q_.value_or(std::array<double, 3>{}));
+    return std::make_unique<DriverNoise>(std::move(d), std::move(q), o_.driver_steps, o_.driver_dt, init);
+  }
+
+ private:
+  const SamplingOptions& o_;
+  std::uint64_t seed_;
+  std::optional<std::array<double, 3>> lorenz_q_;
+};
+
 struct Scores {
   double mmd = 0, sliced_w2 = 0, mode_coverage = 0, mode_precision = 0, precision = 0, recall = 0, frechet = 0;
   int nfe = 0;
@@ -96,7 +140,7 @@ class Bench {
  public:
   Bench(const Mixture& m, const Mat& reference, const SamplingOptions& o, std::uint64_t seed)
       : m_(m), o_(o), seed_(seed), ref_(reference.topRows(std::min<Eigen::Index>(reference.rows(), o.eval_samples))),
-        bandwidths_(mmd_bandwidths(m.data_sd())) {}
+        bandwidths_(mmd_bandwidths(m.data_sd())), noise_(o, seed) {}
 
   Scores run(const Denoiser& d, const SamplerConfig& c, const std::string& driver, std::uint64_t index) {
     const auto n = static_cast<Eigen::Index>(o_.samples);
@@ -104,7 +148,7 @@ class Bench {
     auto zr = nexp::Random::stream(seed_, "z", index);
     Mat z(n, dim);
     for (Eigen::Index i = 0; i < z.size(); ++i) z.data()[i] = zr.normal();
-    TimedNoise noise(make_noise(c.kind, driver, static_cast<std::size_t>(z.size()), index));
+    TimedNoise noise(noise_.make(c.kind, driver, static_cast<std::size_t>(z.size()), index));
     const auto t0 = std::chrono::steady_clock::now();
     const auto r = sample(c, d, z, &noise);
     const double sampling = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -136,27 +180,12 @@ class Bench {
   const Mat& last_x() const { return last_x_; }
 
  private:
-  std::unique_ptr<NoiseSource> make_noise(SamplerKind kind, const std::string& driver, std::size_t slots,
-                                          std::uint64_t index) {
-    const bool driven = kind == SamplerKind::Fds || kind == SamplerKind::FdsChurn;
-    if (!driven || driver == "gaussian") return std::make_unique<GaussianNoise>(nexp::Random::stream(seed_, "noise", index));
-    const auto p = driver_params(driver, o_.rate, o_.amplitude, o_.driver_dt, o_.lorenz_z);
-    if (p.kind == DriverKind::Lorenz && !lorenz_q_) {
-      auto pilot = nexp::Random::stream(seed_, "driver_q");
-      lorenz_q_ = lorenz_q(p, pilot);
-    }
-    auto init = nexp::Random::stream(seed_, "driver", index);
-    auto d = make_driver(p, slots, init);
-    auto q = slot_q(p, *d, lorenz_q_.value_or(std::array<double, 3>{}));
-    return std::make_unique<DriverNoise>(std::move(d), std::move(q), o_.driver_steps, o_.driver_dt, init);
-  }
-
   const Mixture& m_;
   const SamplingOptions& o_;
   std::uint64_t seed_;
   Mat ref_;
   std::vector<double> bandwidths_;
-  std::optional<std::array<double, 3>> lorenz_q_;
+  NoiseFactory noise_;
   bool keep_ = false;
   Mat last_z_, last_x_;
 };
@@ -244,8 +273,18 @@ void SamplingOptions::declare(nexp::Options<SamplingOptions>& o) {
   o.add("sigma_min", &SamplingOptions::sigma_min, "smallest positive noise level (EDM: 0.002)").min(1e-6);
   o.add("sigma_max", &SamplingOptions::sigma_max, "largest noise level (EDM: 80)").min(1e-3);
   o.add("rho", &SamplingOptions::rho, "schedule exponent (EDM eq. 5: 7)").range(1, 20);
-  o.add("denoiser", &SamplingOptions::denoiser, "exact posterior mean, or exact_biased (controlled error)")
+  o.add("denoiser", &SamplingOptions::denoiser,
+        "exact posterior mean, exact_biased (controlled error), mlp_edm (EDM-preconditioned MLP), mlp_vp "
+        "(VP eps-prediction MLP, DDPM linear betas); the MLPs are trained in the run")
       .choices(kDenoisers);
+  o.add("width", &SamplingOptions::width, "mlp_*: hidden units per layer").range(1, 4096);
+  o.add("depth", &SamplingOptions::depth, "mlp_*: hidden layers").range(1, 16);
+  o.add("train_steps", &SamplingOptions::train_steps, "mlp_*: Adam steps (a few hundred: the under-trained checkpoint)")
+      .range(1, 10000000);
+  o.add("batch", &SamplingOptions::batch, "mlp_*: training batch").range(1, 100000);
+  o.add("lr", &SamplingOptions::lr, "mlp_*: Adam learning rate (cosine decay to lr / 10)").range(1e-7, 1);
+  o.add("train_samples", &SamplingOptions::train_samples, "mlp_* on a mixture: training samples drawn from it")
+      .range(2, 100000000);
   o.add("denoiser_error", &SamplingOptions::denoiser_error, "exact_biased: size e of the weight and field errors").min(0);
   o.add("driver", &SamplingOptions::driver, "fds / fds_churn: the driver of the increments").choices(kDrivers);
   o.add("driver_steps", &SamplingOptions::driver_steps, "driver integration steps per sampler step (time-scale ratio)")
@@ -258,6 +297,12 @@ void SamplingOptions::declare(nexp::Options<SamplingOptions>& o) {
   o.add("eval_samples", &SamplingOptions::eval_samples, "samples (and reference samples) for MMD, sliced W2, k-NN")
       .range(10, 100000);
   o.add("sw_directions", &SamplingOptions::sw_directions, "sliced W2: random directions").range(1, 100000);
+}
+
+MlpTraining SamplingOptions::training() const {
+  MlpTraining t;
+  t.width = width, t.depth = depth, t.steps = train_steps, t.batch = batch, t.lr = lr;
+  return t;
 }
 
 void SampleOptions::declare(nexp::Options<SampleOptions>& o) {
@@ -293,7 +338,7 @@ void StudyOptions::declare(nexp::Options<StudyOptions>& o) {
   o.inherit<SamplingOptions>();
   o.add("kinds", &StudyOptions::kinds, "mixtures: ring8, grid25, gmm");
   o.add("mixture", &StudyOptions::mixture, "mixture shape (its kind is replaced by each of `kinds`; dim applies to gmm)");
-  o.add("denoisers", &StudyOptions::denoisers, "exact, exact_biased");
+  o.add("denoisers", &StudyOptions::denoisers, "exact, exact_biased, mlp_edm, mlp_vp (the MLPs trained per mixture)");
   o.add("nfes", &StudyOptions::nfes, "NFE budgets").range(1, 10000);
   o.add("seeds", &StudyOptions::seeds, "evaluation seeds (indices 0..seeds-1)").range(2, 1000);
   o.add("strengths", &StudyOptions::strengths, "strength grid (tuned on the held-out seed index 1000)").range(0, 1);
@@ -319,7 +364,7 @@ void run_sample(nexp::RunContext& ctx) {
   if (data.reference.rows() < o.eval_samples)
     throw nexp::ConfigError(fmt::format("params.eval_samples = {} exceeds dataset.reference = {}", o.eval_samples,
                                         data.reference.rows()));
-  const auto den = make_denoiser(o.denoiser, data.mixture, o.denoiser_error, ctx.seed());
+  const auto den = make_denoiser(o.denoiser, data.mixture, o, ctx.seed(), 0, ctx.log());
   Bench bench(data.mixture, data.reference, o, ctx.seed());
   if (o.write_samples) bench.keep_samples();
   const auto s = bench.run(*den, sampler_config(o, o.sampler, o.nfe, o.strength), o.driver, 0);
@@ -498,7 +543,7 @@ void run_frontier(nexp::RunContext& ctx) {
     Bench bench(mix, reference, o, ctx.seed());
     for (std::size_t di = 0; di < o.denoisers.size() && !stopped; ++di) {
       const auto& dn = o.denoisers[di];
-      const auto den = make_denoiser(dn, mix, o.denoiser_error, ctx.seed());
+      const auto den = make_denoiser(dn, mix, o, ctx.seed(), ki, ctx.log());
       for (std::size_t si = 0; si < o.samplers.size() && !stopped; ++si) {
         const auto& sampler = o.samplers[si];
         for (std::size_t ni = 0; ni < o.nfes.size() && !stopped; ++ni) {
@@ -525,7 +570,7 @@ void run_frontier(nexp::RunContext& ctx) {
   double ode_n = 0, ode_ok = 0, sde_n = 0, sde_win = 0, edm_n = 0, edm_win = 0, tuned_n = 0, tuned_win = 0;
   for (const auto& c : compare(cells)) {
     cmp.row(c.kind, c.denoiser, c.sampler, c.nfe, c.against, c.against_sampler, c.diff.estimate, c.diff.low, c.diff.high);
-    if (c.denoiser != "exact_biased" || c.sampler != "fds") continue;
+    if (c.denoiser == "exact" || c.sampler != "fds") continue;
     if (c.against == "best_ode" && c.nfe >= 4 && c.nfe <= 10) ode_n += 1, ode_ok += c.diff.low <= 0 ? 1 : 0;
     if (c.against == "sde_endpoint" && c.nfe <= 8) sde_n += 1, sde_win += c.diff.high < 0 ? 1 : 0;
     if (c.against == "sde_tuned" && c.nfe <= 8) tuned_n += 1, tuned_win += c.diff.high < 0 ? 1 : 0;
@@ -558,7 +603,7 @@ void run_strength(nexp::RunContext& ctx) {
     const Mat reference = mix.sample(static_cast<std::size_t>(o.eval_samples), rr);
     Bench bench(mix, reference, o, ctx.seed());
     for (const auto& dn : o.denoisers) {
-      const auto den = make_denoiser(dn, mix, o.denoiser_error, ctx.seed());
+      const auto den = make_denoiser(dn, mix, o, ctx.seed(), ki, ctx.log());
       for (const auto& driver : o.drivers) {
         for (auto nfe64 : o.nfes) {
           const int nfe = static_cast<int>(nfe64);
@@ -594,6 +639,313 @@ void run_strength(nexp::RunContext& ctx) {
     }
   }
   ctx.summary("interior_best_share", count > 0 ? interior / count : 0.0);
+}
+
+}  // namespace fds
+
+// ------------------------------------------------------------------ fds.digits
+
+namespace fds {
+
+namespace {
+
+const std::vector<std::string> kMlpDenoisers = {"mlp_edm", "mlp_vp"};
+const std::vector<std::string> kOdeSamplers = {"euler", "heun", "dpmpp_2m"};
+
+struct Digits {
+  Mat x;  // images x pixels, scaled to [-1, 1]
+  std::vector<int> labels;
+};
+
+Digits read_digits(const std::string& name) {
+  const std::filesystem::path file = name.empty() ? nexp::data_dir() / "sklearn" / "digits.csv" : std::filesystem::path(name);
+  if (!std::filesystem::exists(file))
+    throw nexp::DataError(fmt::format("params.file: {} does not exist; expected scikit-learn's digits as CSV (64 pixel "
+                                      "columns and `target`). Run scripts/setup, or name the file with params.file.",
+                                      file.string()));
+  const nexp::CsvTable t = nexp::CsvTable::read(file);
+  std::vector<std::size_t> cols;
+  for (const auto& c : t.header())
+    if (c != "target") cols.push_back(t.column(c));
+  if (cols.size() != 64 || t.size() < 100)
+    throw nexp::DataError(fmt::format("params.file: {} has {} rows and {} pixel columns; expected the 8x8 digits: 64 "
+                                      "pixel columns, a `target` column and at least 100 rows", file.string(), t.size(), cols.size()));
+  const std::size_t target = t.column("target");
+  Digits d;
+  d.x.resize(static_cast<Eigen::Index>(t.size()), 64);
+  for (std::size_t r = 0; r < t.size(); ++r) {
+    for (std::size_t c = 0; c < cols.size(); ++c)
+      d.x(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(c)) = std::stod(t.row(r)[cols[c]]) / 8.0 - 1.0;
+    d.labels.push_back(std::stoi(t.row(r)[target]));
+  }
+  return d;
+}
+
+// Fashion-MNIST's training images (raw IDX files in <data dir>/fashion-mnist), the first `count`,
+// averaged over factor x factor blocks down to size x size, scaled to [-1, 1].
+Digits read_fashion(int count, int size) {
+  const auto dir = nexp::data_dir() / "fashion-mnist";
+  auto open = [&](const char* name, std::uint32_t magic, std::ifstream& in, std::uint32_t* dims, int ndims) {
+    const auto file = dir / name;
+    in.open(file, std::ios::binary);
+    if (!in)
+      throw nexp::DataError(fmt::format("data: fashion_mnist: cannot open {}; expected the raw IDX files. Run "
+                                        "scripts/setup.", file.string()));
+    unsigned char h[16];
+    in.read(reinterpret_cast<char*>(h), 4 + 4 * ndims);
+    auto be = [&](int o) { return (std::uint32_t{h[o]} << 24) | (std::uint32_t{h[o + 1]} << 16) | (std::uint32_t{h[o + 2]} << 8) | h[o + 3]; };
+    if (!in || be(0) != magic)
+      throw nexp::DataError(fmt::format("data: {} is not an IDX file with magic {} (found {})", file.string(), magic, be(0)));
+    for (int k = 0; k < ndims; ++k) dims[k] = be(4 + 4 * k);
+  };
+  std::ifstream images, labels;
+  std::uint32_t di[3], dl[1];
+  open("train-images-idx3-ubyte", 2051, images, di, 3);
+  open("train-labels-idx1-ubyte", 2049, labels, dl, 1);
+  const int side = static_cast<int>(di[1]);
+  if (side % size != 0 || static_cast<int>(di[2]) != side)
+    throw nexp::ConfigError(fmt::format("params.image_size = {}: must divide the images' side {}", size, side));
+  const int n = std::min<int>(count, static_cast<int>(std::min(di[0], dl[0]))), f = side / size;
+  Digits d;
+  d.x.resize(n, size * size);
+  std::vector<unsigned char> px(static_cast<std::size_t>(side * side));
+  std::vector<char> lab(static_cast<std::size_t>(n));
+  labels.read(lab.data(), n);
+  for (int i = 0; i < n; ++i) {
+    images.read(reinterpret_cast<char*>(px.data()), static_cast<std::streamsize>(px.size()));
+    if (!images) throw nexp::DataError(fmt::format("data: fashion_mnist: the image file ends before image {}", i));
+    for (int r = 0; r < size; ++r)
+      for (int c = 0; c < size; ++c) {
+        double sum = 0;
+        for (int a = 0; a < f; ++a)
+          for (int b = 0; b < f; ++b) sum += px[static_cast<std::size_t>((r * f + a) * side + c * f + b)];
+        d.x(i, r * size + c) = 2 * sum / (255.0 * f * f) - 1;
+      }
+    d.labels.push_back(static_cast<unsigned char>(lab[static_cast<std::size_t>(i)]));
+  }
+  return d;
+}
+
+// The median heuristic: the median distance between reference samples (the MMD's middle bandwidth).
+double median_distance(const Mat& x) {
+  std::vector<double> d;
+  for (Eigen::Index i = 0; i < x.rows(); ++i)
+    for (Eigen::Index j = i + 1; j < x.rows(); ++j) d.push_back((x.row(i) - x.row(j)).norm());
+  std::nth_element(d.begin(), d.begin() + static_cast<std::ptrdiff_t>(d.size() / 2), d.end());
+  return d[d.size() / 2];
+}
+
+struct DigitScores {
+  double mmd = 0, sliced_w2 = 0, frechet_features = 0, frechet_pixels = 0, precision = 0, recall = 0, seconds = 0;
+  int nfe = 0;
+};
+
+struct DigitCell {  // one (denoiser, sampler [: driver], nfe) over seeds
+  std::string denoiser, label, sampler, driver;
+  int nfe = 0;
+  double strength = 0;
+  std::vector<DigitScores> seeds;
+  std::vector<double> values(double DigitScores::*m) const {
+    std::vector<double> v;
+    for (const auto& s : seeds) v.push_back(s.*m);
+    return v;
+  }
+};
+
+}  // namespace
+
+void DigitsOptions::declare(nexp::Options<DigitsOptions>& o) {
+  o.inherit<SamplingOptions>();
+  o.add("data", &DigitsOptions::data, "digits (8x8, 1797 images) or fashion_mnist (training images, block-averaged)")
+      .choices({"digits", "fashion_mnist"});
+  o.add("images", &DigitsOptions::images, "fashion_mnist: the first this many training images").range(100, 60000);
+  o.add("image_size", &DigitsOptions::image_size, "fashion_mnist: side after block averaging (divides 28)").range(1, 28);
+  o.add("file", &DigitsOptions::file, "digits: the CSV (empty: scikit-learn's digits from the data cache)");
+  o.add("denoisers", &DigitsOptions::denoisers, "mlp_edm, mlp_vp (each trained in the run on all 1797 images)");
+  o.add("samplers", &DigitsOptions::samplers,
+        "euler, heun, dpmpp_2m, edm, sde (strength tuned), sde_endpoint (strength 1), fds, fds_churn (one run per driver)");
+  o.add("drivers", &DigitsOptions::drivers, "drivers of the fds / fds_churn entries: gaussian, ou, telegraph, lorenz");
+  o.add("nfes", &DigitsOptions::nfes, "NFE budgets").range(1, 10000);
+  o.add("seeds", &DigitsOptions::seeds, "evaluation seeds (indices 0..seeds-1)").range(2, 1000);
+  o.add("strengths", &DigitsOptions::strengths, "strength grid (tuned by MMD on the held-out seed index 1000)").range(0, 1);
+  o.add("classifier_width", &DigitsOptions::classifier_width, "feature classifier: hidden units").range(1, 4096);
+  o.add("classifier_depth", &DigitsOptions::classifier_depth, "feature classifier: hidden layers").range(1, 16);
+  o.add("classifier_steps", &DigitsOptions::classifier_steps, "feature classifier: Adam steps").range(1, 10000000);
+  o.add("test_share", &DigitsOptions::test_share, "feature classifier: share of images held out for its accuracy").range(0, 0.9);
+}
+
+void run_digits(nexp::RunContext& ctx) {
+  const auto o = ctx.options<DigitsOptions>();
+  check_list(o.denoisers, kMlpDenoisers, "denoisers");
+  check_list(o.samplers, kFrontierSamplers, "samplers");
+  check_list(o.drivers, kDrivers, "drivers");
+  if (o.strengths.empty()) throw nexp::ConfigError("params.strengths: the list is empty; give at least one strength in [0, 1]");
+  const Digits data = o.data == "digits" ? read_digits(o.file) : read_fashion(o.images, o.image_size);
+  const Eigen::Index dim = data.x.cols();
+  const auto n = static_cast<Eigen::Index>(o.samples);
+  if (2 * o.eval_samples > data.x.rows() || o.samples < o.eval_samples)
+    throw nexp::ConfigError(fmt::format("params.eval_samples = {}: the reference and the floor take 2 x eval_samples of "
+                                        "the {} images, and samples = {} must be >= eval_samples; expected eval_samples <= "
+                                        "{}", o.eval_samples, data.x.rows(), o.samples, data.x.rows() / 2));
+  // Reference (first eval_samples of a permutation) and an equally large disjoint set of real images (the floor).
+  std::vector<Eigen::Index> order(static_cast<std::size_t>(data.x.rows()));
+  std::iota(order.begin(), order.end(), 0);
+  auto split = ctx.stream("split");
+  for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[split.below(i)]);
+  const auto m = static_cast<Eigen::Index>(o.eval_samples);
+  Mat reference(m, dim), held(m, dim);
+  for (Eigen::Index i = 0; i < m; ++i)
+    reference.row(i) = data.x.row(order[static_cast<std::size_t>(i)]), held.row(i) = data.x.row(order[static_cast<std::size_t>(m + i)]);
+  const auto bandwidths = mmd_bandwidths(median_distance(reference));
+
+  // The feature classifier: trained on (1 - test_share) of the images; its last hidden layer is the feature map.
+  MlpTraining ct;
+  ct.width = o.classifier_width, ct.depth = o.classifier_depth, ct.steps = o.classifier_steps, ct.batch = 128, ct.lr = 1e-3;
+  auto crng = ctx.stream("classifier");
+  const Classifier clf = train_classifier(data.x, data.labels, 10, o.test_share, ct, crng);
+  ctx.log().info("fds.digits: {} images of {} pixels", data.x.rows(), dim);
+  ctx.log().info("fds.digits: feature classifier accuracy {:.3f} (train), {:.3f} (held out)", clf.train_accuracy, clf.test_accuracy);
+  const Mat ref_features = clf.net.features(reference);
+
+  auto score = [&](const Mat& x, std::uint64_t index) {
+    DigitScores s;
+    const Mat head = x.topRows(m);
+    s.mmd = mmd(head, reference, bandwidths);
+    auto dirs = nexp::Random::stream(ctx.seed(), "sliced_w2", index);
+    s.sliced_w2 = sliced_w2(head, reference, o.sw_directions, dirs);
+    s.frechet_pixels = frechet(x, reference);
+    s.frechet_features = frechet(clf.net.features(x), ref_features);
+    const auto pr = knn_precision_recall(head, reference);
+    s.precision = pr.precision, s.recall = pr.recall;
+    return s;
+  };
+  const DigitScores floor = score(held, 0);
+  ctx.summary("classifier_test_accuracy", clf.test_accuracy);
+  ctx.summary("mmd_floor", floor.mmd);
+  ctx.summary("sliced_w2_floor", floor.sliced_w2);
+  ctx.summary("frechet_features_floor", floor.frechet_features);
+
+  struct Entry {
+    std::string label, sampler, driver;
+  };
+  std::vector<Entry> entries;
+  for (const auto& s : o.samplers) {
+    if (s == "fds" || s == "fds_churn")
+      for (const auto& d : o.drivers) entries.push_back({s + ":" + d, s, d});
+    else
+      entries.push_back({s, s, "gaussian"});
+  }
+  NoiseFactory noises(o, ctx.seed());
+  auto run_one = [&](const Denoiser& d, const Entry& e, int nfe, double strength, std::uint64_t index) {
+    auto zr = nexp::Random::stream(ctx.seed(), "z", index);
+    Mat z(n, dim);
+    for (Eigen::Index i = 0; i < z.size(); ++i) z.data()[i] = zr.normal();
+    const auto c = sampler_config(o, e.sampler, nfe, strength);
+    const auto t0 = std::chrono::steady_clock::now();
+    auto noise = noises.make(c.kind, e.driver, static_cast<std::size_t>(z.size()), index);
+    const auto r = sample(c, d, z, noise.get());
+    DigitScores s = score(r.x, index);
+    s.nfe = r.nfe;
+    s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return s;
+  };
+
+  const std::int64_t total = static_cast<std::int64_t>(o.denoisers.size() * entries.size() * o.nfes.size());
+  auto bar = ctx.progress(total, "digits");
+  nexp::CsvWriter runs(ctx.artifacts_dir() / "digits.csv",
+                       {C::text("denoiser"), C::text("sampler"), C::integer("nfe_budget"), C::integer("nfe"),
+                        C::real("strength"), C::integer("seed"), C::real("mmd"), C::real("sliced_w2"),
+                        C::real("frechet_features"), C::real("frechet_pixels"), C::real("precision"), C::real("recall"),
+                        C::real("seconds")});
+  nexp::CsvWriter means(ctx.artifacts_dir() / "digits_means.csv",
+                        {C::text("denoiser"), C::text("sampler"), C::integer("nfe"), C::real("strength"), C::real("mmd"),
+                         C::real("sliced_w2"), C::real("frechet_features"), C::real("frechet_pixels")});
+  nexp::CsvWriter training(ctx.artifacts_dir() / "training.csv",
+                           {C::text("denoiser"), C::integer("steps"), C::real("final_loss"), C::real("seconds")});
+  std::vector<DigitCell> cells;
+  bool stopped = false;
+  for (std::size_t di = 0; di < o.denoisers.size() && !stopped; ++di) {
+    const auto& dn = o.denoisers[di];
+    const auto den = train_denoiser(dn, data.x, o, ctx.seed(), di, ctx.log());
+    training.row(dn, static_cast<std::int64_t>(o.train_steps), den->final_loss(), den->seconds());
+    ctx.summary(dn + "_loss", den->final_loss());
+    for (const auto& e : entries) {
+      for (auto nfe64 : o.nfes) {
+        if ((stopped = ctx.stop_requested())) break;
+        const int nfe = static_cast<int>(nfe64);
+        DigitCell cell{dn, e.label, e.sampler, e.driver, nfe, 0.0, {}};
+        if (e.sampler == "sde_endpoint") {
+          cell.strength = 1;
+        } else if (uses_noise(sampler_kind(e.sampler))) {
+          double best = std::numeric_limits<double>::infinity();
+          for (double st : o.strengths) {
+            const double v = run_one(*den, e, nfe, st, kTuneIndex).mmd;
+            if (v < best) best = v, cell.strength = st;
+          }
+        }
+        for (int s = 0; s < o.seeds; ++s) {
+          cell.seeds.push_back(run_one(*den, e, nfe, cell.strength, static_cast<std::uint64_t>(s)));
+          const auto& r = cell.seeds.back();
+          runs.row(dn, e.label, nfe, r.nfe, cell.strength, static_cast<std::int64_t>(s), r.mmd, r.sliced_w2,
+                   r.frechet_features, r.frechet_pixels, r.precision, r.recall, r.seconds);
+        }
+        means.row(dn, e.label, nfe, cell.strength, nexp::stats::mean(cell.values(&DigitScores::mmd)),
+                  nexp::stats::mean(cell.values(&DigitScores::sliced_w2)),
+                  nexp::stats::mean(cell.values(&DigitScores::frechet_features)),
+                  nexp::stats::mean(cell.values(&DigitScores::frechet_pixels)));
+        cells.push_back(std::move(cell));
+        bar.advance();
+      }
+    }
+  }
+
+  // fds entries against the best ODE sampler (lowest mean of that metric), the SDE endpoint and Gaussian
+  // churn at the same denoiser and NFE: paired differences over seeds (negative: fds better).
+  nexp::CsvWriter cmp(ctx.artifacts_dir() / "digits_comparisons.csv",
+                      {C::text("denoiser"), C::integer("nfe"), C::text("sampler"), C::text("against"),
+                       C::text("against_sampler"), C::text("metric"), C::real("diff"), C::real("ci_low"), C::real("ci_high")});
+  struct Share {
+    double n = 0, k = 0;
+    void add(bool ok) { n += 1, k += ok ? 1 : 0; }
+  };
+  std::map<std::string, Share> shares;
+  const std::vector<std::pair<std::string, double DigitScores::*>> metrics = {{"mmd", &DigitScores::mmd},
+                                                                            {"frechet_features", &DigitScores::frechet_features}};
+  for (const auto& dn : o.denoisers) {
+    for (auto nfe64 : o.nfes) {
+      const int nfe = static_cast<int>(nfe64);
+      std::map<std::string, const DigitCell*> by;
+      for (const auto& c : cells)
+        if (c.denoiser == dn && c.nfe == nfe) by[c.label] = &c;
+      for (const auto& [name, metric] : metrics) {
+        const DigitCell* best_ode = nullptr;
+        for (const auto& s : kOdeSamplers)
+          if (by.count(s) && (!best_ode || nexp::stats::mean(by.at(s)->values(metric)) < nexp::stats::mean(best_ode->values(metric))))
+            best_ode = by.at(s);
+        for (const auto& [label, cell] : by) {
+          if (cell->sampler != "fds" && cell->sampler != "fds_churn") continue;
+          const std::string suffix = name == "mmd" ? "" : "_fd";
+          auto add = [&, &cell = cell, &name = name, &metric = metric](const char* against, const DigitCell* other) {
+            if (!other) return nexp::stats::Interval{};
+            const auto iv = nexp::stats::paired_t_interval(cell->values(metric), other->values(metric));
+            cmp.row(dn, nfe, label, against, other->label, name, iv.estimate, iv.low, iv.high);
+            return iv;
+          };
+          const auto ode = add("best_ode", best_ode);
+          const auto sde = add("sde_endpoint", by.count("sde_endpoint") ? by.at("sde_endpoint") : nullptr);
+          const auto edm = add("edm", by.count("edm") ? by.at("edm") : nullptr);
+          if (label != "fds:lorenz") continue;
+          if (best_ode && nfe >= 4 && nfe <= 10) shares["fds_matches_ode_share" + suffix].add(ode.low <= 0);
+          if (by.count("sde_endpoint") && nfe <= 8) shares["fds_beats_sde_share" + suffix].add(sde.high < 0);
+          if (by.count("edm") && nfe <= 8) shares["fds_beats_edm_share" + suffix].add(edm.high < 0);
+        }
+      }
+    }
+  }
+  for (const auto& [key, s] : shares)
+    if (s.n > 0) ctx.summary(key, s.k / s.n);
+  ctx.summary("cells", static_cast<double>(cells.size()));
+  if (stopped) ctx.log().warn("fds.digits: stopped after {} of {} cells; the comparisons cover those", cells.size(), total);
 }
 
 }  // namespace fds

@@ -5,6 +5,9 @@
 //   fds.driver_stats  Q (Green-Kubo, variance growth), C_chi, sup |xi| of one driver (drivers.hpp)
 //   fds.frontier      mixtures x denoisers x samplers x NFE x seeds, strengths tuned per NFE on a held-out seed
 //   fds.strength      strength sweep at fixed NFE for several drivers
+//   fds.digits        real images (the 8x8 digits, or Fashion-MNIST at 14x14) with both trained denoiser
+//                     families: samplers x NFE x seeds, scored by MMD, sliced W2 and the Frechet distance
+//                     in a classifier's features
 #include <nexp/nexp.hpp>
 
 #include <string>
@@ -12,6 +15,7 @@
 
 #include "drivers.hpp"
 #include "mixture.hpp"
+#include "mlp_denoiser.hpp"
 #include "sampler.hpp"
 
 namespace fds {
@@ -40,8 +44,14 @@ std::shared_ptr<nexp::Dataset> make_mixture_data(const MixtureOptions& o, nexp::
 // What every sampling method shares: the schedule, the denoiser, the driver and the evaluation.
 struct SamplingOptions {
   double sigma_min = 0.002, sigma_max = 80.0, rho = 7.0;
-  std::string denoiser = "exact";  // exact | exact_biased
+  std::string denoiser = "exact";  // exact | exact_biased | mlp_edm | mlp_vp
   double denoiser_error = 0.1;
+  // mlp_edm, mlp_vp: the MLP and its training in the run (mlp_denoiser.hpp); few train_steps give the
+  // under-trained checkpoint. Mixtures: trained on train_samples fresh samples of the mixture.
+  int width = 256, depth = 3, train_steps = 4000, batch = 128;
+  double lr = 1e-3;
+  std::int64_t train_samples = 20000;
+  MlpTraining training() const;
   std::string driver = "lorenz";   // gaussian | ou | telegraph | lorenz
   int driver_steps = 200;
   double driver_dt = 0.01;
@@ -98,7 +108,29 @@ struct StrengthOptions : StudyOptions {
   static void declare(nexp::Options<StrengthOptions>& o);
 };
 
+// Real images: the 8x8 digits (scikit-learn's 1797 images, read from the data cache, pixels 0..16 scaled to
+// [-1, 1]) or Fashion-MNIST's training images block-averaged to image_size x image_size (raw IDX files).
+struct DigitsOptions : SamplingOptions {
+  DigitsOptions() {
+    denoiser = "mlp_edm", samples = 800, eval_samples = 800, train_steps = 4000;
+  }
+  std::string data = "digits";  // digits | fashion_mnist
+  int images = 10000;           // fashion_mnist: the first this many training images
+  int image_size = 14;          // fashion_mnist: 28 x 28 block-averaged to image_size x image_size
+  std::string file;             // digits: empty: <data dir>/sklearn/digits.csv
+  std::vector<std::string> denoisers = {"mlp_edm", "mlp_vp"};
+  std::vector<std::string> samplers = {"euler", "heun", "dpmpp_2m", "edm", "sde_endpoint", "fds"};
+  std::vector<std::string> drivers = {"telegraph", "lorenz"};  // each fds / fds_churn entry runs once per driver
+  std::vector<std::int64_t> nfes = {4, 6, 8, 10};
+  int seeds = 3;
+  std::vector<double> strengths = {0.1, 0.2, 0.3, 0.5, 0.7, 1.0};
+  int classifier_width = 128, classifier_depth = 2, classifier_steps = 2000;
+  double test_share = 0.2;
+  static void declare(nexp::Options<DigitsOptions>& o);
+};
+
 void run_sample(nexp::RunContext& ctx);
+void run_digits(nexp::RunContext& ctx);
 void run_driver_stats(nexp::RunContext& ctx);
 void run_frontier(nexp::RunContext& ctx);
 void run_strength(nexp::RunContext& ctx);

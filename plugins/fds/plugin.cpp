@@ -30,13 +30,24 @@ void register_components(nexp::Registrar& r) {
   r.metric("increment_var", Direction::None, "variance of the normalised increments at driver_steps");
   r.metric("increment_lag1_corr", Direction::None, "correlation of consecutive normalised increments");
   r.metric("fds_matches_ode_share", Direction::Maximize,
-           "exact_biased, NFE 4-10: share of cells where fds is not significantly worse than the best ODE");
+           "imperfect denoisers (all but exact), NFE 4-10: share of cells where fds (fds.digits: fds:lorenz) is not significantly worse than the best ODE (by MMD)");
   r.metric("fds_beats_sde_share", Direction::Maximize,
-           "exact_biased, NFE <= 8: share of cells where fds beats the SDE endpoint, strength 1 (95% CI excludes 0)");
+           "imperfect denoisers, NFE <= 8: share of cells where fds beats the SDE endpoint, strength 1 (95% CI excludes 0)");
   r.metric("fds_beats_edm_share", Direction::Maximize,
-           "exact_biased, NFE <= 8: share of cells where fds beats Gaussian churn (95% CI excludes 0)");
+           "imperfect denoisers, NFE <= 8: share of cells where fds beats Gaussian churn (95% CI excludes 0)");
   r.metric("fds_beats_tuned_sde_share", Direction::Maximize,
-           "exact_biased, NFE <= 8: share of cells where fds beats the Gaussian sde at its own tuned strength");
+           "imperfect denoisers, NFE <= 8: share of cells where fds beats the Gaussian sde at its own tuned strength");
+  r.metric("fds_matches_ode_share_fd", Direction::Maximize,
+           "fds.digits: as fds_matches_ode_share, by the Frechet distance in the classifier's features");
+  r.metric("fds_beats_sde_share_fd", Direction::Maximize,
+           "fds.digits: as fds_beats_sde_share, by the Frechet distance in the classifier's features");
+  r.metric("fds_beats_edm_share_fd", Direction::Maximize,
+           "fds.digits: as fds_beats_edm_share, by the Frechet distance in the classifier's features");
+  r.metric("classifier_test_accuracy", Direction::Maximize, "fds.digits: the feature classifier's held-out accuracy");
+  r.metric("frechet_features_floor", Direction::None,
+           "fds.digits: Frechet distance in the classifier's features between two disjoint sets of real images");
+  r.metric("mlp_edm_loss", Direction::Minimize, "mlp_edm: EDM-weighted training loss over the last 10% of steps");
+  r.metric("mlp_vp_loss", Direction::Minimize, "mlp_vp: epsilon-prediction training loss over the last 10% of steps");
   r.metric("cells", Direction::None, "study cells run");
   r.metric("interior_best_share", Direction::None, "share of (driver, NFE) cells whose best strength is inside (0, 1)");
 
@@ -56,6 +67,15 @@ void register_components(nexp::Registrar& r) {
       .options<fds::FrontierOptions>()
       .produces({"fds_matches_ode_share", "fds_beats_sde_share", "fds_beats_edm_share", "fds_beats_tuned_sde_share",
                  "cells"});
+  r.method("fds.digits",
+           "real images (8x8 digits, or Fashion-MNIST at 14x14) with MLP denoisers trained in the run (EDM and VP "
+           "families): samplers x NFE x seeds, MMD, "
+           "sliced W2, Frechet distance in a classifier's features",
+           fds::run_digits)
+      .options<fds::DigitsOptions>()
+      .produces({"mmd_floor", "sliced_w2_floor", "frechet_features_floor", "classifier_test_accuracy", "mlp_edm_loss",
+                 "mlp_vp_loss", "fds_matches_ode_share", "fds_beats_sde_share", "fds_beats_edm_share",
+                 "fds_matches_ode_share_fd", "fds_beats_sde_share_fd", "fds_beats_edm_share_fd", "cells"});
   r.method("fds.strength", "fds strength sweep per driver at fixed NFE", fds::run_strength)
       .options<fds::StrengthOptions>()
       .produces({"interior_best_share"});
