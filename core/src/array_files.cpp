@@ -1,13 +1,15 @@
-// Headers of IDX and NPY files (array_files.hpp).
+// Headers of IDX and NPY files (array_files.hpp), and whole IDX files without LibTorch (nexp/idx.hpp).
 #include "array_files.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <fstream>
 #include <limits>
 #include <map>
 
 #include "nexp/error.hpp"
+#include "nexp/idx.hpp"
 
 namespace nexp::detail {
 
@@ -134,3 +136,34 @@ ArrayHeader read_npy_header(std::istream& in, std::uint64_t file_bytes, const st
 }
 
 }  // namespace nexp::detail
+
+namespace nexp {
+
+IdxArray read_idx(const std::filesystem::path& file, const std::string& what, std::int64_t first,
+                  const std::string& hint) {
+  const std::string tail = hint.empty() ? "" : " " + hint;
+  std::error_code ec;
+  const std::uint64_t size = std::filesystem::file_size(file, ec);
+  std::ifstream in(file, std::ios::binary);
+  if (ec || !in) throw DataError(fmt::format("{}: cannot read '{}' (expected an IDX file).{}", what, file.string(), tail));
+  const std::string name = fmt::format("{}: '{}'", what, file.string());
+  detail::ArrayHeader h;
+  try {
+    h = detail::read_idx_header(in, size, name);
+  } catch (const DataError& e) {
+    throw DataError(fmt::format("{}.{}", e.what(), tail));
+  }
+  IdxArray out{h.shape, {}};
+  std::uint64_t bytes = h.data_bytes;
+  if (first > 0 && first < h.shape[0]) {
+    bytes = bytes / static_cast<std::uint64_t>(h.shape[0]) * static_cast<std::uint64_t>(first);
+    out.shape[0] = first;
+  }
+  out.bytes.resize(bytes);
+  in.read(reinterpret_cast<char*>(out.bytes.data()), static_cast<std::streamsize>(bytes));
+  if (static_cast<std::uint64_t>(in.gcount()) != bytes)
+    throw DataError(fmt::format("{} is truncated ({} of {} bytes).{}", name, in.gcount(), bytes, tail));
+  return out;
+}
+
+}  // namespace nexp

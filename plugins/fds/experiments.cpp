@@ -1,13 +1,13 @@
 #include "experiments.hpp"
 
 #include <fmt/format.h>
+#include <nexp/idx.hpp>
 #include <nexp/table.hpp>
 
 #include <chrono>
 #include <cmath>
 #include <limits>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <numeric>
 #include <set>
@@ -685,43 +685,27 @@ Digits read_digits(const std::string& name) {
 // averaged over factor x factor blocks down to size x size, scaled to [-1, 1].
 Digits read_fashion(int count, int size) {
   const auto dir = nexp::data_dir() / "fashion-mnist";
-  auto open = [&](const char* name, std::uint32_t magic, std::ifstream& in, std::uint32_t* dims, int ndims) {
-    const auto file = dir / name;
-    in.open(file, std::ios::binary);
-    if (!in)
-      throw nexp::DataError(fmt::format("data: fashion_mnist: cannot open {}; expected the raw IDX files. Run "
-                                        "scripts/setup.", file.string()));
-    unsigned char h[16];
-    in.read(reinterpret_cast<char*>(h), 4 + 4 * ndims);
-    auto be = [&](int o) { return (std::uint32_t{h[o]} << 24) | (std::uint32_t{h[o + 1]} << 16) | (std::uint32_t{h[o + 2]} << 8) | h[o + 3]; };
-    if (!in || be(0) != magic)
-      throw nexp::DataError(fmt::format("data: {} is not an IDX file with magic {} (found {})", file.string(), magic, be(0)));
-    for (int k = 0; k < ndims; ++k) dims[k] = be(4 + 4 * k);
-  };
-  std::ifstream images, labels;
-  std::uint32_t di[3], dl[1];
-  open("train-images-idx3-ubyte", 2051, images, di, 3);
-  open("train-labels-idx1-ubyte", 2049, labels, dl, 1);
-  const int side = static_cast<int>(di[1]);
-  if (side % size != 0 || static_cast<int>(di[2]) != side)
+  const std::string hint = "Run scripts/setup (Debian dataset-fashion-mnist).";
+  const nexp::IdxArray images = nexp::read_idx(dir / "train-images-idx3-ubyte", "data: fashion_mnist", count, hint);
+  const nexp::IdxArray labels = nexp::read_idx(dir / "train-labels-idx1-ubyte", "data: fashion_mnist", count, hint);
+  if (images.shape.size() != 3 || labels.shape.size() != 1 || images.shape[2] != images.shape[1])
+    throw nexp::DataError("data: fashion_mnist: expected square images (3 sizes) and labels (1 size) in the IDX files");
+  const int side = static_cast<int>(images.shape[1]);
+  if (side % size != 0)
     throw nexp::ConfigError(fmt::format("params.image_size = {}: must divide the images' side {}", size, side));
-  const int n = std::min<int>(count, static_cast<int>(std::min(di[0], dl[0]))), f = side / size;
+  const int n = static_cast<int>(std::min(images.shape[0], labels.shape[0])), f = side / size;
   Digits d;
   d.x.resize(n, size * size);
-  std::vector<unsigned char> px(static_cast<std::size_t>(side * side));
-  std::vector<char> lab(static_cast<std::size_t>(n));
-  labels.read(lab.data(), n);
   for (int i = 0; i < n; ++i) {
-    images.read(reinterpret_cast<char*>(px.data()), static_cast<std::streamsize>(px.size()));
-    if (!images) throw nexp::DataError(fmt::format("data: fashion_mnist: the image file ends before image {}", i));
+    const std::uint8_t* px = images.bytes.data() + static_cast<std::size_t>(i) * side * side;
     for (int r = 0; r < size; ++r)
       for (int c = 0; c < size; ++c) {
         double sum = 0;
         for (int a = 0; a < f; ++a)
-          for (int b = 0; b < f; ++b) sum += px[static_cast<std::size_t>((r * f + a) * side + c * f + b)];
+          for (int b = 0; b < f; ++b) sum += px[(r * f + a) * side + c * f + b];
         d.x(i, r * size + c) = 2 * sum / (255.0 * f * f) - 1;
       }
-    d.labels.push_back(static_cast<unsigned char>(lab[static_cast<std::size_t>(i)]));
+    d.labels.push_back(labels.bytes[static_cast<std::size_t>(i)]);
   }
   return d;
 }

@@ -7,9 +7,9 @@
 
 #include <chrono>
 #include <cmath>
-#include <fstream>
 #include <numeric>
 
+#include <nexp/idx.hpp>
 #include <nexp/table.hpp>
 
 namespace submodular {
@@ -35,24 +35,6 @@ ModelKind model_kind(const std::string& name) {
   for (const auto& [n, k] : kModels) all += (all.empty() ? "" : ", ") + n;
   throw nexp::ConfigError("params.methods: unknown model '" + name + "'; expected one of: " + all +
                           ". Fix the list in the config or the override.");
-}
-
-std::vector<std::uint8_t> read_idx_images(const std::filesystem::path& file, int count, int* dims) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in)
-    throw nexp::DataError("features: cannot open " + file.string() +
-                          "; expected the raw IDX images that scripts/setup installs. Run scripts/setup, or use "
-                          "dataset.features=digits or dataset.features_file=<csv>.");
-  unsigned char h[16];
-  in.read(reinterpret_cast<char*>(h), 16);
-  auto be = [&](int o) { return (h[o] << 24) | (h[o + 1] << 16) | (h[o + 2] << 8) | h[o + 3]; };
-  if (be(0) != 2051) throw nexp::DataError("features: " + file.string() + " is not an IDX image file (magic " +
-                                           std::to_string(be(0)) + ", expected 2051)");
-  const int n = std::min(count, be(4));
-  *dims = be(8) * be(12);
-  std::vector<std::uint8_t> px(static_cast<std::size_t>(n) * *dims);
-  in.read(reinterpret_cast<char*>(px.data()), static_cast<std::streamsize>(px.size()));
-  return px;
 }
 
 // Raw item features as a [items, dims] double tensor.
@@ -87,10 +69,10 @@ at::Tensor raw_features(const FeatureOptions& o) {
     return x;
   }
   const std::string folder = o.features == "mnist" ? "mnist" : "fashion-mnist";
-  int dims = 0;
-  std::vector<std::uint8_t> px = read_idx_images(nexp::data_dir() / folder / "train-images-idx3-ubyte", o.pool, &dims);
-  const auto n = static_cast<std::int64_t>(px.size()) / dims;
-  return at::from_blob(px.data(), {n, dims}, at::kByte).to(at::kDouble) / 255.0;
+  nexp::IdxArray px = nexp::read_idx(nexp::data_dir() / folder / "train-images-idx3-ubyte", "features", o.pool,
+                                     "Run scripts/setup, or use dataset.features=digits or dataset.features_file=<csv>.");
+  const std::int64_t n = px.shape[0], dims = static_cast<std::int64_t>(px.bytes.size()) / std::max<std::int64_t>(n, 1);
+  return at::from_blob(px.bytes.data(), {n, dims}, at::kByte).to(at::kDouble) / 255.0;
 }
 
 Matrix to_matrix(const at::Tensor& t) {

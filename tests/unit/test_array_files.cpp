@@ -8,6 +8,8 @@
 
 #include "array_files.hpp"
 #include "nexp/error.hpp"
+#include "nexp/idx.hpp"
+#include "support.hpp"
 
 using namespace nexp;
 using detail::ArrayHeader;
@@ -103,4 +105,32 @@ TEST(ArrayFiles, NpyRefusesWhatItCannotRead) {
             std::string::npos);
   // The header length says more than the file holds.
   EXPECT_NE(refusal([] { npy(std::string("\x93NUMPY\x01\0\xff\xff{}", 12)); }).find("truncated"), std::string::npos);
+}
+
+TEST(ArrayFiles, ReadIdxReadsTheBytesAndTheFirstItems) {
+  test::TempDir dir;
+  // Three 2 x 2 images with bytes 0..11.
+  std::string file = std::string("\0\0\x08\x03\0\0\0\x03\0\0\0\x02\0\0\0\x02", 16);
+  for (char b = 0; b < 12; ++b) file += b;
+  const auto path = dir.write("images-idx3-ubyte", file);
+  const IdxArray all = read_idx(path, "dataset 'x'");
+  EXPECT_EQ(all.shape, (std::vector<std::int64_t>{3, 2, 2}));
+  ASSERT_EQ(all.bytes.size(), 12u);
+  EXPECT_EQ(all.bytes[11], 11);
+  const IdxArray two = read_idx(path, "dataset 'x'", 2);
+  EXPECT_EQ(two.shape, (std::vector<std::int64_t>{2, 2, 2}));
+  ASSERT_EQ(two.bytes.size(), 8u);
+  EXPECT_EQ(two.bytes[7], 7);
+  EXPECT_EQ(read_idx(path, "dataset 'x'", 10).shape[0], 3);  // more than there are: all of them
+}
+
+TEST(ArrayFiles, ReadIdxRefusesAMissingOrShortFileWithTheHint) {
+  test::TempDir dir;
+  const std::string missing = refusal([&] { read_idx(dir.path / "none", "dataset 'x'", 0, "Run scripts/setup."); });
+  EXPECT_NE(missing.find("dataset 'x': cannot read"), std::string::npos) << missing;
+  EXPECT_NE(missing.find("Run scripts/setup."), std::string::npos) << missing;
+  const auto shortfile = dir.write("short", std::string("\0\0\x08\x01\0\0\0\x05", 8) + "abc");
+  const std::string cut = refusal([&] { read_idx(shortfile, "dataset 'x'", 0, "Run scripts/setup."); });
+  EXPECT_NE(cut.find("short"), std::string::npos) << cut;
+  EXPECT_NE(cut.find("Run scripts/setup."), std::string::npos) << cut;
 }
