@@ -145,7 +145,8 @@ IdxArray read_idx(const std::filesystem::path& file, const std::string& what, st
   std::error_code ec;
   const std::uint64_t size = std::filesystem::file_size(file, ec);
   std::ifstream in(file, std::ios::binary);
-  if (ec || !in) throw DataError(fmt::format("{}: cannot read '{}' (expected an IDX file).{}", what, file.string(), tail));
+  if (ec || !in)
+    throw DataError(fmt::format("{}: cannot read '{}' (expected an IDX file).{}", what, file.string(), tail));
   const std::string name = fmt::format("{}: '{}'", what, file.string());
   detail::ArrayHeader h;
   try {
