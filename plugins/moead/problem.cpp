@@ -19,6 +19,23 @@ inline int popcount(std::uint64_t w) {
 
 }  // namespace
 
+long double log1p_portable(long double x) {
+  // 1 + x = m 2^k with m in [1/sqrt 2, sqrt 2) (halving is exact), then log m = 2 atanh z with
+  // z = (m - 1)/(m + 1), |z| < 0.172, summed to 40 odd terms (z^81 < 1e-61). Only +, *, / are used:
+  // x87's logarithm instructions round the last bit differently on different CPUs, and one bit is
+  // enough to flip a tie in the scalarisation and change the run.
+  constexpr long double ln2 = 0.693147180559945309417232121458176568L;
+  constexpr long double sqrt2 = 1.41421356237309504880168872420969808L;
+  long double m = 1 + x;
+  int k = 0;
+  for (; m >= sqrt2; m /= 2) ++k;
+  for (; m < sqrt2 / 2; m *= 2) --k;
+  const long double z = (m - 1) / (m + 1), z2 = z * z;
+  long double sum = 0, power = z;
+  for (int j = 0; j < 40; ++j, power *= z2) sum += power / (2 * j + 1);
+  return k * ln2 + 2 * sum;
+}
+
 const std::vector<std::pair<std::string, ProblemKind>>& problem_kinds() {
   static const std::vector<std::pair<std::string, ProblemKind>> kinds = {
       {"lotz", ProblemKind::Lotz}, {"oneminmax", ProblemKind::OneMinMax}, {"cocz", ProblemKind::Cocz}};
@@ -48,7 +65,7 @@ std::vector<long double> distortion_table(DistortionKind kind, int n, const std:
       case DistortionKind::Square: g[t] = x * x; break;
       case DistortionKind::Exp2: g[t] = std::ldexp(1.0L, t) - 1.0L; break;
       case DistortionKind::NSqrt: g[t] = n * std::sqrt(x); break;
-      case DistortionKind::Log1p: g[t] = std::log1p(x); break;
+      case DistortionKind::Log1p: g[t] = log1p_portable(x); break;
       case DistortionKind::Table:
         if (static_cast<int>(table.size()) != n + 1)
           throw nexp::ConfigError(fmt::format(

@@ -33,6 +33,10 @@ DistortionKind parse_distortion(const std::string& name);
 const char* problem_name(ProblemKind kind);
 const char* distortion_name(DistortionKind kind);
 
+// log(1 + x) for x > -1 from +, *, / alone, so that the same bits come out on every CPU; accurate
+// to the last bits where 1 + x is exact (the integers t of the distortion tables).
+long double log1p_portable(long double x);
+
 // g(t) on t = 0..n: identity t; square t^2; exp2 2^t - 1; nsqrt n*sqrt(t); log1p log(1+t); table
 // values[t] (n+1 strictly increasing values given by the user). Throws nexp::ConfigError when the
 // table is not n+1 strictly increasing finite values, or 2^t - 1 would lose integer exactness (n > 64).

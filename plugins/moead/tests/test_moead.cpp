@@ -131,6 +131,12 @@ TEST(Objectives, DistortionsOnHandMadeStrings) {
   EXPECT_EQ(lotz(64, DistortionKind::Exp2).g1(64), 18446744073709551615.0L);  // 2^64 - 1, exact
 }
 
+TEST(Objectives, PortableLog1pAgreesWithTheLibraryToTheLastBits) {
+  EXPECT_EQ(log1p_portable(0), 0.0L);
+  for (long double x : {-0.5L, 0.5L, 1.0L, 3.0L, 63.0L, 1000.0L, 123456.0L})  // 1 + x exact, as for integers
+    EXPECT_NEAR(static_cast<double>((log1p_portable(x) - std::log1p(x)) / std::log1p(x)), 0.0, 4e-19) << x;
+}
+
 // ---------------------------------------------------------------- Pareto sets by enumeration
 
 TEST(ParetoSet, EnumerationOfAllStringsGivesTheKnownSetAndFront) {
