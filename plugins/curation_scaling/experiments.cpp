@@ -353,12 +353,15 @@ void check_qqt(const QqtOptions& o, const Pool& pool) {
     if (std::llround(q * static_cast<double>(pool.x.size(0))) < 1)
       throw nexp::ConfigError(fmt::format("params.quantiles / dclm_quantile: quantile {} keeps no example of the {}-example "
                                           "pool; use quantiles of at least {:.2g}", q, pool.x.size(0), 1.0 / pool.x.size(0)));
+  if (o.compute.empty() || o.quantiles.empty())
+    throw nexp::ConfigError("params.compute and params.quantiles: expected non-empty lists, such as compute: [1, 4, 16] "
+                            "and quantiles: [0.1, 0.5, 1.0]");
   const double smallest = *std::min_element(o.compute.begin(), o.compute.end()) * static_cast<double>(o.target_examples);
-  if (o.compute.empty() || o.quantiles.empty() || std::llround(o.law_fit_fraction * smallest) < 2 * o.law_fit_points)
+  if (std::llround(o.law_fit_fraction * smallest) < (std::int64_t{1} << o.law_fit_points))
     throw nexp::ConfigError(fmt::format("params.law_fit_fraction: the law pipeline's largest fit run (law_fit_fraction x the "
-                                        "smallest budget = {:.0f} examples) must allow {} distinct run sizes n_max / 2^j >= 2 "
-                                        "(and compute, quantiles must be non-empty); raise law_fit_fraction or the smallest "
-                                        "compute, or lower law_fit_points", o.law_fit_fraction * smallest, o.law_fit_points));
+                                        "smallest budget = {:.0f} examples) must allow {} distinct run sizes n_max / 2^j "
+                                        "(at least 2^{} examples); raise law_fit_fraction or the smallest compute, or lower "
+                                        "law_fit_points", o.law_fit_fraction * smallest, o.law_fit_points, o.law_fit_points));
 }
 
 // The law pipeline's fit: per quantile, first-use runs at n_max / 2^j (n_max = min(U_q, fraction x the

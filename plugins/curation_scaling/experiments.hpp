@@ -50,7 +50,7 @@ struct QqtOptions : TrainOptions {
   std::vector<double> quantiles = {0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0};
   int seeds = 3;
   double dclm_quantile = 0.1;
-  double dedup = 1.0;
+  double dedup = 0.0;  // 0: the quantile alone sets the kept pool, U_q ~ q P (knob 1 kept 2% of it)
   // The `law` pipeline: per-quantile laws with repetition (scaling.hpp: RepetitionLaw), fitted on
   // target-scale runs that it pays for, choose q at each budget.
   double law_fit_fraction = 0.125;  // largest first-use fit run: this share of the smallest budget (and <= U_q)
