@@ -364,6 +364,30 @@ void check_qqt(const QqtOptions& o, const Pool& pool) {
                                         "law_fit_points", o.law_fit_fraction * smallest, o.law_fit_points, o.law_fit_points));
 }
 
+// What each quantile keeps (`kept.csv`): unique examples, classes present, the largest class's share
+// and each source's share. Returns the classes present at the strictest quantile.
+int audit_kept(nexp::RunContext& ctx, const Runner& runner, const Pool& pool, const QqtOptions& o) {
+  nexp::CsvWriter out(ctx.artifacts_dir() / "kept.csv",
+                      {nexp::CsvColumn::real("quantile"), nexp::CsvColumn::integer("unique"), nexp::CsvColumn::integer("classes"),
+                       nexp::CsvColumn::real("top_class_share"), nexp::CsvColumn::real("clean"), nexp::CsvColumn::real("noisy"),
+                       nexp::CsvColumn::real("noisier"), nexp::CsvColumn::real("duplicates"), nexp::CsvColumn::real("off_domain")});
+  const at::Tensor labels = pool.label.contiguous();
+  const std::int64_t* label = labels.data_ptr<std::int64_t>();
+  int strictest_classes = 0;
+  double strictest = INFINITY;
+  for (double q : o.quantiles) {
+    const std::vector<std::int64_t> kept = kept_examples(runner.view(), qqt_recipe(q, o.dedup, o.dedup_range));
+    std::vector<double> per_class(static_cast<std::size_t>(pool.classes), 0.0), per_source(5, 0.0);
+    for (std::int64_t i : kept) per_class[static_cast<std::size_t>(label[i])] += 1, per_source[pool.source[i]] += 1;
+    const double n = std::max<double>(1, static_cast<double>(kept.size()));
+    const auto classes = static_cast<int>(std::count_if(per_class.begin(), per_class.end(), [](double c) { return c > 0; }));
+    out.row(q, static_cast<std::int64_t>(kept.size()), classes, *std::max_element(per_class.begin(), per_class.end()) / n,
+            per_source[0] / n, per_source[1] / n, per_source[2] / n, per_source[3] / n, per_source[4] / n);
+    if (q < strictest) strictest = q, strictest_classes = classes;
+  }
+  return strictest_classes;
+}
+
 // The law pipeline's fit: per quantile, first-use runs at n_max / 2^j (n_max = min(U_q, fraction x the
 // smallest budget)), scored on the validation split; tau from runs of the strictest quantile that repeat
 // its data (or the option). `cost`: examples seen by all fit runs (target scale).
@@ -430,6 +454,7 @@ void run_qqt(nexp::RunContext& ctx) {
                         {nexp::CsvColumn::real("compute"), nexp::CsvColumn::text("pipeline"), nexp::CsvColumn::real("total_compute"),
                          nexp::CsvColumn::real("quantile"), nexp::CsvColumn::real("loss"), nexp::CsvColumn::real("ci_low"),
                          nexp::CsvColumn::real("ci_high")});
+  ctx.summary("kept_classes_strictest", audit_kept(ctx, runner, pool, o));
   const LawFit fit = fit_laws(ctx, runner, o);
   ctx.summary("law_fit_cost", fit.cost);
   nexp::CsvWriter law_csv(ctx.artifacts_dir() / "law.csv",
