@@ -55,6 +55,14 @@ void QqtOptions::declare(nexp::Options<QqtOptions>& o) {
   o.add("seeds", &QqtOptions::seeds, "training seeds per (compute, quantile)").range(2, 1000);
   o.add("dclm_quantile", &QqtOptions::dclm_quantile, "the DCLM-style pipeline keeps this top share").range(0.0, 1.0);
   o.add("dedup", &QqtOptions::dedup, "deduplication knob of every pipeline").range(0, 1);
+  o.add("law_fit_fraction", &QqtOptions::law_fit_fraction,
+        "law pipeline: its largest fit run sees this share of the smallest budget (capped at U_q)").range(1e-4, 1);
+  o.add("law_fit_points", &QqtOptions::law_fit_points, "law pipeline: fit runs per quantile (n_max, n_max/2, ...)").range(2, 16);
+  o.add("law_fit_seeds", &QqtOptions::law_fit_seeds, "law pipeline: seeds per fit run").range(1, 1000);
+  o.add("law_tau", &QqtOptions::law_tau,
+        "law pipeline: repetition half-life tau (0: fit it from runs of the strictest quantile)").range(0, 1e4);
+  o.add("law_tau_repeats", &QqtOptions::law_tau_repeats,
+        "law pipeline: the tau-fit runs of the strictest quantile see these multiples of its kept examples").range(1.01, 1000);
 }
 
 namespace {
@@ -93,14 +101,15 @@ class Runner {
     return static_cast<double>((pool_.x.size(1) + 1) * hidden(s) + (hidden(s) + 1) * pool_.classes);
   }
 
-  double run(const Recipe& r, Scale s, std::int64_t n, std::uint64_t seed) const {
+  double run(const Recipe& r, Scale s, std::int64_t n, std::uint64_t seed) const { return run(r, s, n, seed, s == Scale::Proxy); }
+  // `validation`: scored on the clean validation split (what a pipeline may look at) instead of the test split.
+  double run(const Recipe& r, Scale s, std::int64_t n, std::uint64_t seed, bool validation) const {
     nexp::Random rng(seed);
     const std::vector<std::int64_t> idx = training_set(view_, r, n, rng);
     const Mlp* base = pool_.stage == Stage::Pretrain ? nullptr : &base_[static_cast<int>(s)];
     Mlp m = base ? base->clone() : init_mlp(pool_.x.size(1), hidden(s), pool_.classes, rng());
     train_mlp(m, base, objective_of(pool_.stage), pool_.x, pool_.label, pool_.rejected, at::tensor(idx), settings(), rng());
-    return s == Scale::Proxy ? mean_cross_entropy(m, pool_.valid_x, pool_.valid_y)
-                             : mean_cross_entropy(m, pool_.test_x, pool_.test_y);
+    return validation ? mean_cross_entropy(m, pool_.valid_x, pool_.valid_y) : mean_cross_entropy(m, pool_.test_x, pool_.test_y);
   }
   double run(const Recipe& r, Scale s, std::uint64_t seed) const { return run(r, s, examples(s), seed); }
 
@@ -344,6 +353,89 @@ void check_qqt(const QqtOptions& o, const Pool& pool) {
     if (std::llround(q * static_cast<double>(pool.x.size(0))) < 1)
       throw nexp::ConfigError(fmt::format("params.quantiles / dclm_quantile: quantile {} keeps no example of the {}-example "
                                           "pool; use quantiles of at least {:.2g}", q, pool.x.size(0), 1.0 / pool.x.size(0)));
+  if (o.compute.empty() || o.quantiles.empty())
+    throw nexp::ConfigError("params.compute and params.quantiles: expected non-empty lists, such as compute: [1, 4, 16] "
+                            "and quantiles: [0.1, 0.5, 1.0]");
+  const double smallest = *std::min_element(o.compute.begin(), o.compute.end()) * static_cast<double>(o.target_examples);
+  if (std::llround(o.law_fit_fraction * smallest) < (std::int64_t{1} << o.law_fit_points))
+    throw nexp::ConfigError(fmt::format("params.law_fit_fraction: the law pipeline's largest fit run (law_fit_fraction x the "
+                                        "smallest budget = {:.0f} examples) must allow {} distinct run sizes n_max / 2^j "
+                                        "(at least 2^{} examples); raise law_fit_fraction or the smallest compute, or lower "
+                                        "law_fit_points", o.law_fit_fraction * smallest, o.law_fit_points, o.law_fit_points));
+}
+
+// What each quantile keeps (`kept.csv`): unique examples, classes present, the largest class's share
+// and each source's share. Returns the classes present at the strictest quantile.
+int audit_kept(nexp::RunContext& ctx, const Runner& runner, const Pool& pool, const QqtOptions& o) {
+  nexp::CsvWriter out(ctx.artifacts_dir() / "kept.csv",
+                      {nexp::CsvColumn::real("quantile"), nexp::CsvColumn::integer("unique"), nexp::CsvColumn::integer("classes"),
+                       nexp::CsvColumn::real("top_class_share"), nexp::CsvColumn::real("clean"), nexp::CsvColumn::real("noisy"),
+                       nexp::CsvColumn::real("noisier"), nexp::CsvColumn::real("duplicates"), nexp::CsvColumn::real("off_domain")});
+  const at::Tensor labels = pool.label.contiguous();
+  const std::int64_t* label = labels.data_ptr<std::int64_t>();
+  int strictest_classes = 0;
+  double strictest = INFINITY;
+  for (double q : o.quantiles) {
+    const std::vector<std::int64_t> kept = kept_examples(runner.view(), qqt_recipe(q, o.dedup, o.dedup_range));
+    std::vector<double> per_class(static_cast<std::size_t>(pool.classes), 0.0), per_source(5, 0.0);
+    for (std::int64_t i : kept) per_class[static_cast<std::size_t>(label[i])] += 1, per_source[pool.source[i]] += 1;
+    const double n = std::max<double>(1, static_cast<double>(kept.size()));
+    const auto classes = static_cast<int>(std::count_if(per_class.begin(), per_class.end(), [](double c) { return c > 0; }));
+    out.row(q, static_cast<std::int64_t>(kept.size()), classes, *std::max_element(per_class.begin(), per_class.end()) / n,
+            per_source[0] / n, per_source[1] / n, per_source[2] / n, per_source[3] / n, per_source[4] / n);
+    if (q < strictest) strictest = q, strictest_classes = classes;
+  }
+  return strictest_classes;
+}
+
+// The law pipeline's fit: per quantile, first-use runs at n_max / 2^j (n_max = min(U_q, fraction x the
+// smallest budget)), scored on the validation split; tau from runs of the strictest quantile that repeat
+// its data (or the option). `cost`: examples seen by all fit runs (target scale).
+struct LawFit {
+  std::vector<RepetitionLaw> laws;  // one per o.quantiles
+  double cost = 0;
+};
+
+LawFit fit_laws(nexp::RunContext& ctx, const Runner& runner, const QqtOptions& o) {
+  LawFit fit;
+  const double smallest = *std::min_element(o.compute.begin(), o.compute.end()) * static_cast<double>(o.target_examples);
+  std::size_t strictest = 0;
+  std::vector<std::vector<double>> all_n(o.quantiles.size()), all_y(o.quantiles.size());
+  for (std::size_t i = 0; i < o.quantiles.size(); ++i) {
+    const Recipe r = qqt_recipe(o.quantiles[i], o.dedup, o.dedup_range);
+    const auto unique = static_cast<double>(kept_examples(runner.view(), r).size());
+    const auto n_max = static_cast<std::int64_t>(std::min(unique, std::round(o.law_fit_fraction * smallest)));
+    std::vector<double> n, y;
+    for (int j = 0; j < o.law_fit_points; ++j) {
+      const std::int64_t nj = std::max<std::int64_t>(1, n_max >> j);
+      for (int seed = 0; seed < o.law_fit_seeds; ++seed) {
+        n.push_back(static_cast<double>(nj));
+        y.push_back(runner.run(r, Scale::Target, nj, ctx.stream("qqt_law_fit", (i * 64 + static_cast<std::size_t>(j)) * 1000 + static_cast<std::size_t>(seed))(), true));
+        fit.cost += static_cast<double>(nj);
+      }
+    }
+    fit.laws.push_back(fit_first_use(n, y, unique));
+    all_n[i] = n, all_y[i] = y;
+    if (o.quantiles[i] < o.quantiles[strictest]) strictest = i;
+  }
+  double tau = o.law_tau;
+  if (tau == 0) {
+    const Recipe r = qqt_recipe(o.quantiles[strictest], o.dedup, o.dedup_range);
+    const double unique = fit.laws[strictest].unique;
+    std::vector<double> n, y;
+    for (std::size_t j = 0; j < o.law_tau_repeats.size(); ++j) {
+      const auto nj = static_cast<std::int64_t>(std::llround(o.law_tau_repeats[j] * unique));
+      for (int seed = 0; seed < o.law_fit_seeds; ++seed) {
+        n.push_back(static_cast<double>(nj));
+        y.push_back(runner.run(r, Scale::Target, nj, ctx.stream("qqt_law_tau", j * 1000 + static_cast<std::size_t>(seed))(), true));
+        fit.cost += static_cast<double>(nj);
+      }
+    }
+    tau = fit_half_life(fit.laws[strictest], n, y);
+  }
+  for (auto& law : fit.laws) law.tau = tau;
+  ctx.summary("law_tau", tau);
+  return fit;
 }
 
 }  // namespace
@@ -362,20 +454,32 @@ void run_qqt(nexp::RunContext& ctx) {
                         {nexp::CsvColumn::real("compute"), nexp::CsvColumn::text("pipeline"), nexp::CsvColumn::real("total_compute"),
                          nexp::CsvColumn::real("quantile"), nexp::CsvColumn::real("loss"), nexp::CsvColumn::real("ci_low"),
                          nexp::CsvColumn::real("ci_high")});
+  ctx.summary("kept_classes_strictest", audit_kept(ctx, runner, pool, o));
+  const LawFit fit = fit_laws(ctx, runner, o);
+  ctx.summary("law_fit_cost", fit.cost);
+  nexp::CsvWriter law_csv(ctx.artifacts_dir() / "law.csv",
+                          {nexp::CsvColumn::real("quantile"), nexp::CsvColumn::real("unique"), nexp::CsvColumn::real("a"),
+                           nexp::CsvColumn::real("b"), nexp::CsvColumn::real("tau"), nexp::CsvColumn::real("seen"),
+                           nexp::CsvColumn::real("predicted"), nexp::CsvColumn::real("measured")});
   auto bar = ctx.progress(static_cast<std::int64_t>(o.compute.size()), "budgets");
-  std::vector<double> best_q;
-  double least_dclm = INFINITY, least_nofilter = INFINITY;
-  nexp::stats::Interval gain_dclm, gain_nofilter;
+  std::vector<double> best_q, law_q, law_sq_err;
+  double least_dclm = INFINITY, least_nofilter = INFINITY, law_least_dclm = INFINITY, law_least_nofilter = INFINITY;
+  nexp::stats::Interval gain_dclm, gain_nofilter, law_gain_dclm, law_gain_nofilter;
+  int unaffordable = 0;
   for (double mult : o.compute) {
     const auto c = static_cast<std::int64_t>(std::llround(mult * static_cast<double>(o.target_examples)));
     double best_loss = INFINITY, chosen_proxy = INFINITY, oracle_q = 1, chosen_q = 1;
     std::vector<double> chosen;
-    for (double q : o.quantiles) {
+    for (std::size_t qi = 0; qi < o.quantiles.size(); ++qi) {
+      const double q = o.quantiles[qi];
       const Recipe r = qqt_recipe(q, o.dedup, o.dedup_range);
       const auto target = losses(ctx, runner, r, Scale::Target, c, o.seeds, "qqt_target");
       const auto proxy = losses(ctx, runner, r, Scale::Proxy, c, o.seeds, "qqt_proxy");
       const auto ci = nexp::stats::mean_t_interval(target);
       grid.row(static_cast<double>(c), q, ci.estimate, ci.low, ci.high);
+      const RepetitionLaw& law = fit.laws[qi];
+      law_sq_err.push_back(std::pow(law.log_loss(static_cast<double>(c)) - std::log(ci.estimate), 2));
+      law_csv.row(q, law.unique, std::exp(law.log_a), law.b, law.tau, static_cast<double>(c), law(static_cast<double>(c)), ci.estimate);
       if (ci.estimate < best_loss) best_loss = ci.estimate, oracle_q = q;
       if (nexp::stats::mean(proxy) < chosen_proxy) chosen_proxy = nexp::stats::mean(proxy), chosen_q = q, chosen = target;
     }
@@ -394,12 +498,47 @@ void run_qqt(nexp::RunContext& ctx) {
     const auto gd = nexp::stats::paired_t_interval(dclm, chosen), gn = nexp::stats::paired_t_interval(nofilter, chosen);
     if (gd.estimate < least_dclm) least_dclm = gd.estimate, gain_dclm = gd;
     if (gn.estimate < least_nofilter) least_nofilter = gn.estimate, gain_nofilter = gn;
+
+    // The law pipeline: total budget c, of which fit.cost went to fitting; the rest trains at the q whose
+    // law predicts the lowest loss. DCLM-style and no-filter train on all of c.
+    const auto train = static_cast<std::int64_t>(std::llround(static_cast<double>(c) - fit.cost));
+    if (train < 1) {
+      ++unaffordable;
+      ctx.log().warn(fmt::format("law pipeline: budget {} examples does not cover its fit ({:.0f} examples); no row", c, fit.cost));
+    } else {
+      std::size_t pick = 0;
+      for (std::size_t i = 0; i < o.quantiles.size(); ++i) {
+        const RepetitionLaw& law = fit.laws[i];
+        law_csv.row(o.quantiles[i], law.unique, std::exp(law.log_a), law.b, law.tau, static_cast<double>(train),
+                    law(static_cast<double>(train)), NAN);
+        if (law.log_loss(static_cast<double>(train)) < fit.laws[pick].log_loss(static_cast<double>(train))) pick = i;
+      }
+      law_q.push_back(o.quantiles[pick]);
+      const auto chosen_law = losses(ctx, runner, qqt_recipe(o.quantiles[pick], o.dedup, o.dedup_range), Scale::Target, train, o.seeds, "qqt_law");
+      const auto dclm_c = losses(ctx, runner, qqt_recipe(o.dclm_quantile, o.dedup, o.dedup_range), Scale::Target, c, o.seeds, "qqt_dclm_budget");
+      const auto nofilter_c = losses(ctx, runner, qqt_recipe(1.0, o.dedup, o.dedup_range), Scale::Target, c, o.seeds, "qqt_nofilter_budget");
+      const struct { const char* name; double q; const std::vector<double>& v; } law_rows[] = {
+          {"law", o.quantiles[pick], chosen_law}, {"dclm_top10", o.dclm_quantile, dclm_c}, {"no_filter", 1.0, nofilter_c}};
+      for (const auto& row : law_rows) {
+        const auto ci = nexp::stats::mean_t_interval(row.v);
+        front.row(static_cast<double>(c), row.name, static_cast<double>(c), row.q, ci.estimate, ci.low, ci.high);
+      }
+      const auto ld = nexp::stats::paired_t_interval(dclm_c, chosen_law), ln = nexp::stats::paired_t_interval(nofilter_c, chosen_law);
+      if (ld.estimate < law_least_dclm) law_least_dclm = ld.estimate, law_gain_dclm = ld;
+      if (ln.estimate < law_least_nofilter) law_least_nofilter = ln.estimate, law_gain_nofilter = ln;
+    }
     bar.advance();
   }
   ctx.summary("best_quantile_min_compute", best_q.front());
   ctx.summary("best_quantile_max_compute", best_q.back());
   ctx.summary_interval("frontier_gain_vs_dclm", gain_dclm);
   ctx.summary_interval("frontier_gain_vs_nofilter", gain_nofilter);
+  ctx.summary("law_budgets_unaffordable", unaffordable);
+  ctx.summary("law_quantile_min_compute", law_q.empty() ? NAN : law_q.front());
+  ctx.summary("law_quantile_max_compute", law_q.empty() ? NAN : law_q.back());
+  ctx.summary_interval("frontier_gain_law_vs_dclm", law_gain_dclm);
+  ctx.summary_interval("frontier_gain_law_vs_nofilter", law_gain_nofilter);
+  ctx.summary("law_fit_rmse", std::sqrt(nexp::stats::mean(law_sq_err)));
   ctx.summary("seconds", seconds_since(t0));
 }
 

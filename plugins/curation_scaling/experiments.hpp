@@ -5,7 +5,8 @@
 //                            extrapolation from k <= fit_kmax to kmax; proxy-target pair accuracy
 //   curation_scaling.search  random search and a (1+1)-ES with fresh ablation runs, over seeds
 //   curation_scaling.qqt     the quality-quantity trade-off: filter quantile against target compute, and
-//                            a compute-aware pipeline against DCLM-style (top 10%) and no-filter pipelines
+//                            a compute-aware pipeline against DCLM-style (top 10%) and no-filter pipelines;
+//                            a second one (`law`) that chooses q by fitted scaling laws with repetition
 #include <nexp/options.hpp>
 #include <nexp/run_context.hpp>
 
@@ -49,7 +50,14 @@ struct QqtOptions : TrainOptions {
   std::vector<double> quantiles = {0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0};
   int seeds = 3;
   double dclm_quantile = 0.1;
-  double dedup = 1.0;
+  double dedup = 0.0;  // 0: the quantile alone sets the kept pool, U_q ~ q P (knob 1 kept 2% of it)
+  // The `law` pipeline: per-quantile laws with repetition (scaling.hpp: RepetitionLaw), fitted on
+  // target-scale runs that it pays for, choose q at each budget.
+  double law_fit_fraction = 0.125;  // largest first-use fit run: this share of the smallest budget (and <= U_q)
+  int law_fit_points = 2;           // fit runs at n_max, n_max / 2, ... (this many)
+  int law_fit_seeds = 1;            // seeds per fit run
+  double law_tau = 0;               // half-life in repetitions; 0: fitted from runs of the strictest quantile
+  std::vector<double> law_tau_repeats = {3};  // those runs see these multiples of its U
   static void declare(nexp::Options<QqtOptions>& o);
 };
 

@@ -32,9 +32,19 @@ void register_metrics(nexp::Registrar& r) {
       {"best_quantile_max_compute", Direction::None, "filter quantile of least target loss at the largest compute"},
       {"frontier_gain_vs_dclm", Direction::Maximize, "least, over budgets, of DCLM-style loss minus compute-aware loss"},
       {"frontier_gain_vs_nofilter", Direction::Maximize, "least, over budgets, of no-filter loss minus compute-aware loss"},
+      {"kept_classes_strictest", Direction::None, "classes present in what the strictest quantile keeps"},
+      {"law_fit_cost", Direction::Minimize, "examples seen by the law pipeline's fit runs, charged to every budget"},
+      {"law_fit_rmse", Direction::Minimize, "RMS error of the fitted laws' log loss against the measured grid"},
+      {"law_tau", Direction::None, "fitted half-life of an example's value, in repetitions"},
+      {"law_budgets_unaffordable", Direction::Minimize, "budgets smaller than the law pipeline's fit"},
+      {"law_quantile_min_compute", Direction::None, "quantile the laws choose at the smallest affordable budget"},
+      {"law_quantile_max_compute", Direction::None, "quantile the laws choose at the largest budget"},
+      {"frontier_gain_law_vs_dclm", Direction::Maximize, "least, over affordable budgets, of DCLM-style loss minus the law pipeline's"},
+      {"frontier_gain_law_vs_nofilter", Direction::Maximize, "least, over affordable budgets, of no-filter loss minus the law pipeline's"},
   };
   for (const auto& m : metrics) r.metric(m.name, m.d, m.summary);
-  for (const char* base : {"exponent", "es_gain_vs_random", "frontier_gain_vs_dclm", "frontier_gain_vs_nofilter"})
+  for (const char* base : {"exponent", "es_gain_vs_random", "frontier_gain_vs_dclm", "frontier_gain_vs_nofilter",
+                           "frontier_gain_law_vs_dclm", "frontier_gain_law_vs_nofilter"})
     for (const char* side : {"_ci_low", "_ci_high"})
       r.metric(std::string(base) + side, Direction::None, std::string("interval bound of ") + base);
 }
@@ -71,7 +81,11 @@ void register_components(nexp::Registrar& r) {
       .options<curation_scaling::QqtOptions>()
       .produces({"best_quantile_min_compute", "best_quantile_max_compute", "frontier_gain_vs_dclm",
                  "frontier_gain_vs_dclm_ci_low", "frontier_gain_vs_dclm_ci_high", "frontier_gain_vs_nofilter",
-                 "frontier_gain_vs_nofilter_ci_low", "frontier_gain_vs_nofilter_ci_high", "seconds"})
+                 "frontier_gain_vs_nofilter_ci_low", "frontier_gain_vs_nofilter_ci_high", "kept_classes_strictest",
+                 "law_fit_cost", "law_fit_rmse", "law_tau", "law_budgets_unaffordable", "law_quantile_min_compute",
+                 "law_quantile_max_compute", "frontier_gain_law_vs_dclm", "frontier_gain_law_vs_dclm_ci_low",
+                 "frontier_gain_law_vs_dclm_ci_high", "frontier_gain_law_vs_nofilter", "frontier_gain_law_vs_nofilter_ci_low",
+                 "frontier_gain_law_vs_nofilter_ci_high", "seconds"})
       .accepts({"curation_scaling.pool"});
 }
 

@@ -140,4 +140,69 @@ double random_search_asymptote(int d, double k) {
   return std::tgamma(1.0 + 2.0 / d) * std::pow(k * unit_ball_volume(d), -2.0 / d);
 }
 
+// ---------------------------------------------------------------- the law with repetition
+
+double RepetitionLaw::log_loss(double seen) const {
+  if (!(seen > 0)) throw nexp::ConfigError(fmt::format("RepetitionLaw: examples seen must be > 0; found {}", seen));
+  if (seen <= unique) return log_a + b * std::log(seen);
+  const double delta = std::isinf(tau) ? 1.0 : std::exp2(-1.0 / tau);
+  const double passes = std::floor(seen / unique);
+  const auto k_max = static_cast<std::int64_t>(passes);
+  double bracket = std::log(unique), weight = 1.0;  // weight = delta^(k-1)
+  for (std::int64_t k = 2; k <= k_max; ++k) {
+    weight *= delta;
+    if (weight < 1e-300) break;  // the rest adds nothing
+    bracket += weight * std::log(static_cast<double>(k) / static_cast<double>(k - 1));
+  }
+  bracket += std::pow(delta, passes) * std::log(seen / (passes * unique));
+  return log_a + b * bracket;
+}
+
+double RepetitionLaw::operator()(double seen) const { return std::exp(log_loss(seen)); }
+
+RepetitionLaw fit_first_use(const std::vector<double>& seen, const std::vector<double>& loss, double unique) {
+  if (seen.size() != loss.size() || seen.size() < 2)
+    throw nexp::ConfigError(fmt::format("fit_first_use: expected at least 2 (seen, loss) points; found {} and {}",
+                                        seen.size(), loss.size()));
+  std::vector<double> lx, ly;
+  for (std::size_t i = 0; i < seen.size(); ++i) {
+    if (!(seen[i] > 0) || !(loss[i] > 0))
+      throw nexp::ConfigError(fmt::format("fit_first_use: point {} has seen {} and loss {}; both must be > 0", i,
+                                          seen[i], loss[i]));
+    lx.push_back(std::log(seen[i])), ly.push_back(std::log(loss[i]));
+  }
+  const LinearFit f = linear_fit(lx, ly, false);
+  RepetitionLaw law;
+  law.log_a = f.a, law.b = f.b, law.unique = unique;
+  return law;
+}
+
+double fit_half_life(RepetitionLaw law, const std::vector<double>& seen, const std::vector<double>& loss,
+                     double tau_min, double tau_max) {
+  if (seen.empty() || seen.size() != loss.size() || !(tau_min > 0) || !(tau_max > tau_min))
+    throw nexp::ConfigError(fmt::format("fit_half_life: expected matching non-empty points and 0 < tau_min < tau_max; "
+                                        "found {} and {} points, [{}, {}]", seen.size(), loss.size(), tau_min, tau_max));
+  auto sse = [&](double log_tau) {
+    law.tau = std::exp(log_tau);
+    double s = 0;
+    for (std::size_t i = 0; i < seen.size(); ++i) s += std::pow(law.log_loss(seen[i]) - std::log(loss[i]), 2);
+    return s;
+  };
+  const double lo = std::log(tau_min), hi = std::log(tau_max);
+  constexpr int kGrid = 64;
+  int best = 0;
+  double best_sse = INFINITY;
+  for (int i = 0; i <= kGrid; ++i) {
+    const double v = sse(lo + (hi - lo) * i / kGrid);
+    if (v < best_sse) best_sse = v, best = i;
+  }
+  double a = lo + (hi - lo) * std::max(0, best - 1) / kGrid, c = lo + (hi - lo) * std::min(kGrid, best + 1) / kGrid;
+  const double g = (std::sqrt(5.0) - 1) / 2;
+  for (int it = 0; it < 80; ++it) {
+    const double x1 = c - g * (c - a), x2 = a + g * (c - a);
+    if (sse(x1) <= sse(x2)) c = x2; else a = x1;
+  }
+  return std::exp(0.5 * (a + c));
+}
+
 }  // namespace curation_scaling

@@ -16,6 +16,26 @@
 //   random_search_regret E[min over k uniform points of ||x - x*||^2] in [0,1]^d, and its asymptote
 //                        Gamma(1 + 2/d) (k V_d)^(-2/d), V_d the volume of the unit d-ball: the zero-order
 //                        argument behind the power law (order statistics of the squared distance).
+//   RepetitionLaw        the data scaling law with repetition of the compute-aware QQT ("Scaling laws
+//                        for data filtering", Goyal et al. 2024), for a filter that keeps U unique
+//                        examples, after C examples seen (delta = 2^(-1/tau), tau the half-life in
+//                        repetitions, K = floor(C / U)):
+//                          C <= U:  log y(C) = log a + b log C
+//                          C >  U:  log y(C) = log a + b [ log U + sum_{k=2}^{K} delta^(k-1) log(k / (k-1))
+//                                                         + delta^K log(C / (K U)) ]
+//                        Derivation: on first use the loss falls as a C^b, i.e. d log y / d log C = b. An
+//                        example seen for the k-th time is worth less: during the k-th pass over the
+//                        pool (C in ((k-1) U, k U]) the local exponent is b delta^(k-1). Integrating the
+//                        slope over log C, the first pass contributes b log U, each completed pass k >= 2
+//                        contributes b delta^(k-1) [log(k U) - log((k-1) U)] and the running pass K + 1
+//                        contributes b delta^K log(C / (K U)). At C = K U the running term is 0 and the
+//                        completed passes give the same sum as the limit from below, so y is continuous;
+//                        with b < 0 every term lowers y, so y falls monotonically in C; tau -> infinity
+//                        (delta = 1) telescopes the bracket to log C, the law without repetition.
+//   fit_first_use        (log a, b) by least squares of log y on log n (the points must have n <= U)
+//   fit_half_life        tau by least squares of log y on the law's log y(C) with (a, b) held fixed; tau
+//                        is searched on a log grid then by golden section in [tau_min, tau_max]
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -47,5 +67,19 @@ std::vector<std::int64_t> half_octave_ks(std::int64_t kmax);
 double unit_ball_volume(int d);
 // Asymptotic E[min of k squared distances to an interior point], Gamma(1 + 2/d) (k V_d)^(-2/d).
 double random_search_asymptote(int d, double k);
+
+struct RepetitionLaw {
+  double log_a = 0, b = 0;  // first use: log y = log_a + b log n
+  double tau = INFINITY;    // half-life of an example's value, in repetitions (> 0; infinity: no decay)
+  double unique = 1;        // U, unique examples the filter keeps
+  double log_loss(double seen) const;
+  double operator()(double seen) const;
+};
+
+// Least squares of log(loss) on log(seen); at least 2 points with distinct n, every loss > 0.
+RepetitionLaw fit_first_use(const std::vector<double>& seen, const std::vector<double>& loss, double unique);
+// tau of `law` (log_a, b, unique kept) fitted to points (seen, loss) that repeat the data (seen > unique).
+double fit_half_life(RepetitionLaw law, const std::vector<double>& seen, const std::vector<double>& loss,
+                     double tau_min = 0.05, double tau_max = 1e3);
 
 }  // namespace curation_scaling

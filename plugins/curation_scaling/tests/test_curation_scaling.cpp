@@ -227,3 +227,74 @@ TEST(CurationScaling, HalfOctaveKs) {
   EXPECT_NEAR(cs::unit_ball_volume(2), M_PI, 1e-12);
   EXPECT_NEAR(cs::unit_ball_volume(4), M_PI * M_PI / 2, 1e-12);
 }
+
+// The law with repetition: the hand-written form at a point, continuity at every pass boundary,
+// monotone descent, and the limit tau -> infinity (no decay) is a n^b.
+TEST(CurationScaling, RepetitionLawFormContinuityAndLimit) {
+  cs::RepetitionLaw law;
+  law.log_a = std::log(3.0), law.b = -0.3, law.tau = 1.5, law.unique = 500;
+  const double delta = std::exp2(-1.0 / 1.5);
+  // C = 2.5 U: K = 2, bracket = log U + delta log 2 + delta^2 log(1.25).
+  const double by_hand = std::log(3.0) - 0.3 * (std::log(500.0) + delta * std::log(2.0) + delta * delta * std::log(1.25));
+  EXPECT_NEAR(law.log_loss(1250), by_hand, 1e-12);
+  EXPECT_NEAR(law.log_loss(400), std::log(3.0) - 0.3 * std::log(400.0), 1e-12);
+  for (int k = 1; k <= 6; ++k) {
+    const double at = 500.0 * k;
+    EXPECT_NEAR(law.log_loss(at * (1 - 1e-9)), law.log_loss(at), 1e-8) << "K = " << k;
+    EXPECT_NEAR(law.log_loss(at * (1 + 1e-9)), law.log_loss(at), 1e-8) << "K = " << k;
+  }
+  double previous = INFINITY;
+  for (double c = 10; c < 20000; c *= 1.01) {
+    const double y = law(c);
+    EXPECT_LT(y, previous) << "C = " << c;
+    previous = y;
+  }
+  // Decay bounds the gain from repetition: the bracket tends to log U + sum_k delta^(k-1) log(k/(k-1)) < infinity,
+  // so y stays above a finite floor while a C^b would not.
+  EXPECT_GT(law(1e7), 3.0 * std::pow(1e7, -0.3) * 1.5);
+  law.tau = INFINITY;
+  for (double c : {10.0, 499.0, 500.0, 1234.0, 5000.0, 77777.0})
+    EXPECT_NEAR(law.log_loss(c), std::log(3.0) - 0.3 * std::log(c), 1e-9) << "C = " << c;
+  law.tau = 1e9;  // numerically infinite half-life
+  EXPECT_NEAR(law.log_loss(77777.0), std::log(3.0) - 0.3 * std::log(77777.0), 1e-5);
+}
+
+// Planted (a, b, tau): first-use points give (a, b), repeated-data points give tau; exactly without
+// noise, closely with 1% multiplicative noise.
+TEST(CurationScaling, RepetitionLawRecoversPlantedParameters) {
+  cs::RepetitionLaw planted;
+  planted.log_a = std::log(2.5), planted.b = -0.35, planted.tau = 2.5, planted.unique = 400;
+  const std::vector<double> first = {50, 100, 200, 400}, repeated = {800, 1200, 1600, 2400};
+  for (double noise : {0.0, 0.01}) {
+    nexp::Random rng(11);
+    std::vector<double> nf, yf, nr, yr;
+    for (int rep = 0; rep < 4; ++rep) {
+      for (double n : first) nf.push_back(n), yf.push_back(planted(n) * std::exp(noise * rng.normal()));
+      for (double n : repeated) nr.push_back(n), yr.push_back(planted(n) * std::exp(noise * rng.normal()));
+    }
+    cs::RepetitionLaw law = cs::fit_first_use(nf, yf, 400);
+    EXPECT_NEAR(law.b, -0.35, noise == 0 ? 1e-9 : 0.015) << "noise " << noise;
+    EXPECT_NEAR(law.log_a, std::log(2.5), noise == 0 ? 1e-9 : 0.05) << "noise " << noise;
+    const double tau = cs::fit_half_life(law, nr, yr);
+    EXPECT_NEAR(tau, 2.5, noise == 0 ? 1e-4 : 0.5) << "noise " << noise;
+  }
+  EXPECT_THROW(cs::fit_first_use({100}, {1.0}, 400), nexp::ConfigError);
+  EXPECT_THROW(cs::fit_first_use({100, 200}, {1.0, 0.0}, 400), nexp::ConfigError);
+}
+
+// Two planted laws with equal exponent: a strict filter (lower a, U_s = 500) and a loose one (a twice
+// as high, U_l = 20000). With tau -> 0 the strict pool's repetitions are worthless, so it stalls at
+// a_s U_s^b while the loose one keeps falling: the argmin moves to the loose pool at the closed-form
+// C* = U_s (a_s / a_l)^(1/b) = 500 * 0.5^(-2) = 2000. With tau = infinity the strict pool always wins.
+TEST(CurationScaling, LawArgminLoosensWithCompute) {
+  cs::RepetitionLaw strict, loose;
+  strict.log_a = 0.0, strict.b = -0.5, strict.tau = 0.02, strict.unique = 500;
+  loose.log_a = std::log(2.0), loose.b = -0.5, loose.tau = 0.02, loose.unique = 20000;
+  const double crossing = 500 * std::pow(0.5, 1.0 / -0.5);
+  EXPECT_NEAR(crossing, 2000, 1e-9);
+  for (double c : {100.0, 500.0, 1000.0, 1990.0}) EXPECT_LT(strict(c), loose(c)) << "C = " << c;
+  for (double c : {2010.0, 4000.0, 10000.0, 20000.0}) EXPECT_GT(strict(c), loose(c)) << "C = " << c;
+  EXPECT_NEAR(strict(1e5), std::pow(500.0, -0.5), 1e-9);  // the stalled strict pool
+  strict.tau = loose.tau = INFINITY;
+  for (double c : {2010.0, 20000.0, 1e6}) EXPECT_LT(strict(c), loose(c)) << "C = " << c;
+}
