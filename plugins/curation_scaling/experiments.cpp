@@ -398,39 +398,33 @@ struct LawFit {
 
 LawFit fit_laws(nexp::RunContext& ctx, const Runner& runner, const QqtOptions& o) {
   LawFit fit;
+  // law_fit_seeds validation-scored target runs of recipe r on nj examples, appended to (n, y) and paid for.
+  auto fit_runs = [&](const Recipe& r, std::int64_t nj, const char* purpose, std::size_t id, std::vector<double>& n,
+                      std::vector<double>& y) {
+    for (int seed = 0; seed < o.law_fit_seeds; ++seed) {
+      n.push_back(static_cast<double>(nj));
+      y.push_back(runner.run(r, Scale::Target, nj, ctx.stream(purpose, id * 1000 + static_cast<std::size_t>(seed))(), true));
+      fit.cost += static_cast<double>(nj);
+    }
+  };
   const double smallest = *std::min_element(o.compute.begin(), o.compute.end()) * static_cast<double>(o.target_examples);
   std::size_t strictest = 0;
-  std::vector<std::vector<double>> all_n(o.quantiles.size()), all_y(o.quantiles.size());
   for (std::size_t i = 0; i < o.quantiles.size(); ++i) {
     const Recipe r = qqt_recipe(o.quantiles[i], o.dedup, o.dedup_range);
     const auto unique = static_cast<double>(kept_examples(runner.view(), r).size());
     const auto n_max = static_cast<std::int64_t>(std::min(unique, std::round(o.law_fit_fraction * smallest)));
     std::vector<double> n, y;
-    for (int j = 0; j < o.law_fit_points; ++j) {
-      const std::int64_t nj = std::max<std::int64_t>(1, n_max >> j);
-      for (int seed = 0; seed < o.law_fit_seeds; ++seed) {
-        n.push_back(static_cast<double>(nj));
-        y.push_back(runner.run(r, Scale::Target, nj, ctx.stream("qqt_law_fit", (i * 64 + static_cast<std::size_t>(j)) * 1000 + static_cast<std::size_t>(seed))(), true));
-        fit.cost += static_cast<double>(nj);
-      }
-    }
+    for (int j = 0; j < o.law_fit_points; ++j)
+      fit_runs(r, std::max<std::int64_t>(1, n_max >> j), "qqt_law_fit", i * 64 + static_cast<std::size_t>(j), n, y);
     fit.laws.push_back(fit_first_use(n, y, unique));
-    all_n[i] = n, all_y[i] = y;
     if (o.quantiles[i] < o.quantiles[strictest]) strictest = i;
   }
   double tau = o.law_tau;
   if (tau == 0) {
     const Recipe r = qqt_recipe(o.quantiles[strictest], o.dedup, o.dedup_range);
-    const double unique = fit.laws[strictest].unique;
     std::vector<double> n, y;
-    for (std::size_t j = 0; j < o.law_tau_repeats.size(); ++j) {
-      const auto nj = static_cast<std::int64_t>(std::llround(o.law_tau_repeats[j] * unique));
-      for (int seed = 0; seed < o.law_fit_seeds; ++seed) {
-        n.push_back(static_cast<double>(nj));
-        y.push_back(runner.run(r, Scale::Target, nj, ctx.stream("qqt_law_tau", j * 1000 + static_cast<std::size_t>(seed))(), true));
-        fit.cost += static_cast<double>(nj);
-      }
-    }
+    for (std::size_t j = 0; j < o.law_tau_repeats.size(); ++j)
+      fit_runs(r, std::llround(o.law_tau_repeats[j] * fit.laws[strictest].unique), "qqt_law_tau", j, n, y);
     tau = fit_half_life(fit.laws[strictest], n, y);
   }
   for (auto& law : fit.laws) law.tau = tau;
