@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "nexp/error.hpp"
+#include "nexp/stats.hpp"
 #include "nexp/runtime/reproduce.hpp"
 #include "nexp/runtime/sweep.hpp"
 #include "nexp/runtime/tracking.hpp"
@@ -137,21 +138,65 @@ std::vector<double> run_values(const ResultCheck& check, const fs::path& run) {
   return {it->second};
 }
 
-std::vector<double> sweep_values(const ResultCheck& check, const SweepPlan& plan,
-                                 const ResultCheck::Selection& select) {
-  std::vector<double> out;
-  int matched = 0;
+// The trials a selection picks (throws when none does).
+std::vector<const SweepTrial*> selected_trials(const SweepPlan& plan, const ResultCheck::Selection& select) {
+  std::vector<const SweepTrial*> out;
   for (const auto& t : plan.trials) {
     bool match = true;
     for (const auto& [k, v] : select) match = match && any_of(t.value(k), v);
-    if (!match) continue;
-    ++matched;
-    if (trial_status(t).state != TrialState::Completed)
-      throw DataError(fmt::format("trial {} is {}", t.index, trial_state_name(trial_status(t).state)));
-    for (double v : run_values(check, t.folder)) out.push_back(v);
+    if (match) out.push_back(&t);
   }
-  if (matched == 0) throw DataError("no trial of the sweep matches `trials:`");
+  if (out.empty()) throw DataError("no trial of the sweep matches `trials:`");
   return out;
+}
+
+std::vector<double> trial_values(const ResultCheck& check, const SweepTrial& t) {
+  if (trial_status(t).state != TrialState::Completed)
+    throw DataError(fmt::format("trial {} is {}", t.index, trial_state_name(trial_status(t).state)));
+  return run_values(check, t.folder);
+}
+
+std::vector<double> sweep_values(const ResultCheck& check, const SweepPlan& plan,
+                                 const ResultCheck::Selection& select) {
+  std::vector<double> out;
+  for (const SweepTrial* t : selected_trials(plan, select))
+    for (double v : trial_values(check, *t)) out.push_back(v);
+  return out;
+}
+
+// `aggregate: paired_lo|paired_hi`: the 95% t interval of the mean of (trial - its baseline partner), the
+// partner being the baseline trial that gives every axis neither selection names (the seed, typically)
+// the same value. Each trial's value is the mean of what it matches.
+double paired_bound(const ResultCheck& check, const SweepPlan& plan) {
+  auto partner_key = [&](const SweepTrial& t) {
+    std::string key;
+    for (const auto& [k, v] : t.assignment)
+      if (!check.trials.count(k) && !check.baseline.count(k)) key += k + "=" + v + " ";
+    return key;
+  };
+  auto values_by_key = [&](const ResultCheck::Selection& select) {
+    std::map<std::string, double> out;
+    for (const SweepTrial* t : selected_trials(plan, select)) {
+      const std::vector<double> v = trial_values(check, *t);
+      if (v.empty()) throw DataError(fmt::format("trial {}: no value matches", t->index));
+      if (!out.emplace(partner_key(*t), stats::mean(v)).second)
+        throw DataError(fmt::format("trial {} has no partner of its own: several trials agree on every axis "
+                                    "that `trials:` and `baseline:` leave free; name more axes in both",
+                                    t->index));
+    }
+    return out;
+  };
+  const auto a = values_by_key(check.trials), b = values_by_key(check.baseline);
+  std::vector<double> va, vb;
+  for (const auto& [key, v] : a) {
+    auto it = b.find(key);
+    if (it == b.end()) throw DataError(fmt::format("no baseline trial pairs with the trial at {}", key));
+    va.push_back(v);
+    vb.push_back(it->second);
+  }
+  if (va.size() < 2) throw DataError("a paired interval needs two pairs or more");
+  const stats::Interval ci = stats::paired_t_interval(va, vb);
+  return check.aggregate == "paired_lo" ? ci.low : ci.high;
 }
 
 double aggregate(const ResultCheck& check, std::vector<double> v) {
@@ -182,6 +227,7 @@ std::optional<double> read_check(const ResultCheck& check, const fs::path& folde
       return aggregate(check, run_values(check, folder));
     }
     const SweepPlan plan = load_sweep(folder);
+    if (check.aggregate == "paired_lo" || check.aggregate == "paired_hi") return paired_bound(check, plan);
     double value = aggregate(check, sweep_values(check, plan, check.trials));
     if (!check.baseline.empty()) value -= aggregate(check, sweep_values(check, plan, check.baseline));
     return value;
@@ -222,8 +268,10 @@ json row_json(const ResultRow& row, const RowOutcome& o) {
 std::string ResultCheck::source() const {
   std::string s = (metric.empty() ? artifact + ": " + column : "summary " + metric) + selection_text(where);
   if (!trials.empty()) s += " over trials" + selection_text(trials);
-  if (aggregate != "only") s += " (" + aggregate + ")";
-  if (!baseline.empty()) s += " minus trials" + selection_text(baseline);
+  const bool paired = aggregate == "paired_lo" || aggregate == "paired_hi";
+  if (aggregate != "only" && !paired) s += " (" + aggregate + ")";
+  if (paired) s += " minus their partners in trials" + selection_text(baseline) + " (" + aggregate + ")";
+  else if (!baseline.empty()) s += " minus trials" + selection_text(baseline);
   return s;
 }
 

@@ -1,6 +1,8 @@
 // core/src/reproduce_read.cpp: a check's value read from a run's summary, an artifact, or a sweep's trials.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "nexp/runtime/reproduce.hpp"
 #include "nexp/runtime/sweep.hpp"
 #include "nexp/runtime/util.hpp"
@@ -65,6 +67,23 @@ TEST(Reproduce, ReadsSummariesArtifactsAndSweepTrials) {
   EXPECT_NEAR(*read_check(s, plan.folder, nullptr), mean05, 1e-12);
   s.baseline = {{"params.lr", {"0.01"}}};
   EXPECT_NEAR(*read_check(s, plan.folder, nullptr), mean05 - mean01, 1e-12);
+
+  // Paired on the seed: mean(d) -+ t sd(d) / sqrt(3), d_i = mse(0.05, seed i) - mse(0.01, seed i), and
+  // t = t(0.975; 2 dof) = sqrt(2 q^2 / (1 - q^2)) with q = 0.95 (the t(2) CDF in closed form).
+  std::vector<double> d(3);
+  for (int i = 0; i < 3; ++i) d[i] = mse["0.05"][i] - mse["0.01"][i];
+  const double dm = (d[0] + d[1] + d[2]) / 3;
+  const double sd = std::sqrt(((d[0] - dm) * (d[0] - dm) + (d[1] - dm) * (d[1] - dm) + (d[2] - dm) * (d[2] - dm)) / 2);
+  const double half = 4.302652729749464 * sd / std::sqrt(3.0);
+  s.aggregate = "paired_lo";
+  EXPECT_NEAR(*read_check(s, plan.folder, nullptr), dm - half, 1e-9);
+  s.aggregate = "paired_hi";
+  EXPECT_NEAR(*read_check(s, plan.folder, nullptr), dm + half, 1e-9);
+  s.baseline = {{"seed", {"0"}}};
+  EXPECT_FALSE(read_check(s, plan.folder, &why)) << "every trial of lr 0.05 claims the one seed-0 partner";
+  EXPECT_NE(why.find("no partner of its own"), std::string::npos) << why;
+  s.baseline = {{"params.lr", {"0.01"}}};
+  s.aggregate = "mean";
   s.trials = {{"params.lr", {"0.05"}}, {"seed", {"2"}}};
   s.baseline.clear();
   s.aggregate = "only";

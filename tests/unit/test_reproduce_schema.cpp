@@ -96,6 +96,10 @@ TEST(Reproduce, SchemaErrorsNameFileLineKeyExpectedAndFound) {
   e = error_of(replace(kValid, "{id: n, metric: agree,", "{id: n, metric: agree, artifact: x.csv,"));
   EXPECT_NE(e.find("give either `metric:`"), std::string::npos) << e;
 
+  e = error_of(replace(kValid, "{id: n, metric: agree,", "{id: n, aggregate: paired_lo, metric: agree,"));
+  EXPECT_NE(e.find("`paired_lo` is a bound of the interval of trials minus their partners in `baseline:`"),
+            std::string::npos) << e;
+
   e = error_of("plugin: demo\nrows: [{id: a, claim: c, command: {external: ./bench.sh}, cost: 1, quick: true}]\n");
   EXPECT_NE(e.find("cannot be quick"), std::string::npos) << e;
 }
