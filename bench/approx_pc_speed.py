@@ -124,7 +124,7 @@ def torch_ms_per_step(rule, x, labels, args):
 def nexp_ms_per_step(rule, args, runs):
     cmd = [args.nexp, "run", "configs/approx_pc/train.yaml", f"params.rule={rule}", "experiment=approx_pc-bench",
            f"runs_dir={runs}", "threads=1", f"params.max_steps={args.steps}", f"params.eval_every={args.steps}",
-           f"params.cos_every={10 * args.steps}", f"params.nudge={args.nudge}", f"params.pc_steps={args.pc_steps}",
+           f"params.cos_every={10 * args.steps}", f"params.lr={args.lr}", f"params.nudge={args.nudge}", f"params.pc_steps={args.pc_steps}",
            f"params.subgoals={args.subgoals}", f"params.max_iters={args.max_iters}",
            f"params.control_tol={args.control_tol}", "dataset.test_size=100"]
     subprocess.run(cmd, cwd=ROOT, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -143,7 +143,7 @@ def main():
     p.add_argument("--subgoals", type=int, default=4)
     p.add_argument("--max-iters", type=int, default=10)
     p.add_argument("--control-tol", type=float, default=1e-4)
-    p.add_argument("--lr", type=float, default=0.1)
+    p.add_argument("--lr", type=float, default=0.01)
     args = p.parse_args()
     data = pathlib.Path(os.environ.get("NEXP_DATA_DIR", pathlib.Path.home() / ".cache/nexp/data")) / "mnist"
     if not (data / "train-images-idx3-ubyte").exists():
