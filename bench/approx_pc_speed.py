@@ -124,8 +124,8 @@ def torch_ms_per_step(rule, x, labels, args):
 def nexp_ms_per_step(rule, args, runs):
     cmd = [args.nexp, "run", "configs/approx_pc/train.yaml", f"params.rule={rule}", "experiment=approx_pc-bench",
            f"runs_dir={runs}", "threads=1", f"params.max_steps={args.steps}", f"params.eval_every={args.steps}",
-           f"params.cos_every={10 * args.steps}", f"params.lr={args.lr}", f"params.nudge={args.nudge}", f"params.pc_steps={args.pc_steps}",
-           f"params.subgoals={args.subgoals}", f"params.max_iters={args.max_iters}",
+           f"params.cos_every={10 * args.steps}", f"params.lr={args.lr}", f"params.nudge={args.nudge}",
+           f"params.pc_steps={args.pc_steps}", f"params.subgoals={args.subgoals}", f"params.max_iters={args.max_iters}",
            f"params.control_tol={args.control_tol}", "dataset.test_size=100"]
     subprocess.run(cmd, cwd=ROOT, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     status = sorted(pathlib.Path(runs, "approx_pc-bench").glob("*/status.json"), key=lambda p: p.stat().st_mtime)[-1]

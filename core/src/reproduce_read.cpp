@@ -227,7 +227,7 @@ std::optional<double> read_check(const ResultCheck& check, const fs::path& folde
       return aggregate(check, run_values(check, folder));
     }
     const SweepPlan plan = load_sweep(folder);
-    if (check.aggregate == "paired_lo" || check.aggregate == "paired_hi") return paired_bound(check, plan);
+    if (check.paired()) return paired_bound(check, plan);
     double value = aggregate(check, sweep_values(check, plan, check.trials));
     if (!check.baseline.empty()) value -= aggregate(check, sweep_values(check, plan, check.baseline));
     return value;
@@ -268,10 +268,9 @@ json row_json(const ResultRow& row, const RowOutcome& o) {
 std::string ResultCheck::source() const {
   std::string s = (metric.empty() ? artifact + ": " + column : "summary " + metric) + selection_text(where);
   if (!trials.empty()) s += " over trials" + selection_text(trials);
-  const bool paired = aggregate == "paired_lo" || aggregate == "paired_hi";
-  if (aggregate != "only" && !paired) s += " (" + aggregate + ")";
-  if (paired) s += " minus their partners in trials" + selection_text(baseline) + " (" + aggregate + ")";
-  else if (!baseline.empty()) s += " minus trials" + selection_text(baseline);
+  if (paired()) return s + " minus their partners in trials" + selection_text(baseline) + " (" + aggregate + ")";
+  if (aggregate != "only") s += " (" + aggregate + ")";
+  if (!baseline.empty()) s += " minus trials" + selection_text(baseline);
   return s;
 }
 

@@ -172,7 +172,7 @@ ResultCheck parse_check(const YAML::Node& node, const Ctx& ctx) {
     if (std::find(kinds.begin(), kinds.end(), c.aggregate) == kinds.end())
       ctx.in("aggregate").fail(node["aggregate"], fmt::format("expected one of {}, found '{}'", fmt::join(kinds, ", "), c.aggregate));
   }
-  if ((c.aggregate == "paired_lo" || c.aggregate == "paired_hi") && c.baseline.empty())
+  if (c.paired() && c.baseline.empty())
     ctx.in("aggregate").fail(node["aggregate"], fmt::format("`{}` is a bound of the interval of trials minus their "
                                                             "partners in `baseline:`; give `baseline:`", c.aggregate));
   if (node["paper"]) c.paper = get_number(node["paper"], ctx, "paper");

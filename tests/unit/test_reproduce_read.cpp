@@ -82,8 +82,6 @@ TEST(Reproduce, ReadsSummariesArtifactsAndSweepTrials) {
   s.baseline = {{"seed", {"0"}}};
   EXPECT_FALSE(read_check(s, plan.folder, &why)) << "every trial of lr 0.05 claims the one seed-0 partner";
   EXPECT_NE(why.find("no partner of its own"), std::string::npos) << why;
-  s.baseline = {{"params.lr", {"0.01"}}};
-  s.aggregate = "mean";
   s.trials = {{"params.lr", {"0.05"}}, {"seed", {"2"}}};
   s.baseline.clear();
   s.aggregate = "only";

@@ -88,6 +88,7 @@ struct NEXP_API ResultCheck {
   double scale = 1;
   std::string show;  // empty: the recorded text
   std::string source() const;  // "summary agree_graphs", "slopes.csv: slope where family=dag_dense"
+  bool paired() const { return aggregate == "paired_lo" || aggregate == "paired_hi"; }
 };
 
 struct NEXP_API ResultCommand {
