@@ -5,17 +5,15 @@
 #     [TESTS <files...>]     the plugin's own GoogleTest files, labelled `unit` and `<slug>`
 #     [SMOKE_CONFIG <file>]  the config the conformance suite runs (default: configs/<slug>/smoke.yaml)
 #     [TORCH]                the plugin uses LibTorch: link libnexp_torch (nexp/torch.hpp,
-#                            nexp/tensor_dataset.hpp) and LibTorch, and reuse the shared precompiled
-#                            <torch/torch.h>. Without it the plugin is plain C++ over libnexp_core and a
-#                            process that runs it never loads LibTorch (~1 s saved at every start).
-#     [TORCH_SOURCES <files...>]  with TORCH: the files of SOURCES and TESTS that include LibTorch. Only
-#                            they load the precompiled header (loading it costs a file ~25 s of CPU on a
-#                            loaded 2-core machine even when nothing in it is used); without the list,
-#                            every file does.
-#     [TORCH_NO_PCH]         with TORCH: no file loads the precompiled header, because every LibTorch file
-#                            of the plugin includes narrow headers (<torch/nn/modules/linear.h>,
-#                            <torch/optim/adam.h>, ...) that parse in less time than loading the header
-#                            costs. Instead of TORCH_SOURCES.
+#                            nexp/tensor_dataset.hpp) and LibTorch. Without it the plugin is plain C++
+#                            over libnexp_core and a process that runs it never loads LibTorch (~1 s
+#                            saved at every start).
+#     [TORCH_PCH_SOURCES <files...>]  with TORCH: the files of SOURCES and TESTS that load the shared
+#                            precompiled <torch/torch.h>; the others parse what they include. Name a
+#                            file that includes the C++ frontend (<torch/torch.h>, torch::nn modules,
+#                            torch::optim): loading the header costs ~8 CPU-s even in an empty file,
+#                            and a file with only <ATen/ATen.h> or no LibTorch compiles 3-14 s faster
+#                            without it (README.md, "Build notes").
 #     [LIBRARIES <libs...>]  further Debian-packaged libraries the plugin links
 #     [OUTPUT_DIR <dir>]     where the .so goes (default: the folder `nexp` searches); test fixtures only
 #     [NO_CONFORMANCE]       skip the conformance test (test fixtures only)
@@ -39,8 +37,9 @@ function(nexp_target_defaults target)
   set_target_properties(${target} PROPERTIES CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
 endfunction()
 
-# Reuse the single precompiled <torch/torch.h> (a TU drops from ~20 s to ~7 s) when it exists:
-# in the nexp tree it does; an out-of-tree plugin builds without it.
+# Reuse the single precompiled <torch/torch.h> when it exists (in the nexp tree it does; an out-of-tree
+# plugin builds without it): a file of the C++ frontend drops from ~40 s to ~30 s, but any other file
+# pays ~8 s to load it, so a target marks the files that should not (SKIP_PRECOMPILE_HEADERS).
 function(nexp_use_torch_pch target)
   if(TARGET nexp_torch_pch)
     target_precompile_headers(${target} REUSE_FROM nexp_torch_pch)
@@ -65,21 +64,23 @@ function(nexp_discover_tests target prefix labels)
   set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${_script})
 endfunction()
 
-# TORCH_SOURCES: checks the list and marks every other source and test to skip the precompiled header.
-function(nexp_plugin_torch_sources slug torch all torch_sources)
-  if(NOT torch_sources)
+# TORCH_PCH_SOURCES: checks the list and marks every other source and test to skip the precompiled
+# header (a target that reuses it applies it to all of its files unless told otherwise).
+function(nexp_plugin_pch_sources slug torch all pch_sources)
+  if(NOT pch_sources)
     return()
   endif()
   if(NOT torch)
-    message(FATAL_ERROR "nexp_add_plugin(${slug}): TORCH_SOURCES names files that include LibTorch; add TORCH too")
+    message(FATAL_ERROR "nexp_add_plugin(${slug}): TORCH_PCH_SOURCES names files that load the LibTorch "
+                        "precompiled header; add TORCH too")
   endif()
-  foreach(_f IN LISTS torch_sources)
+  foreach(_f IN LISTS pch_sources)
     if(NOT _f IN_LIST all)
-      message(FATAL_ERROR "nexp_add_plugin(${slug}): TORCH_SOURCES names '${_f}', which is in neither SOURCES nor TESTS")
+      message(FATAL_ERROR "nexp_add_plugin(${slug}): TORCH_PCH_SOURCES names '${_f}', which is in neither SOURCES nor TESTS")
     endif()
   endforeach()
   set(_plain ${all})
-  list(REMOVE_ITEM _plain ${torch_sources})
+  list(REMOVE_ITEM _plain ${pch_sources})
   if(_plain)
     set_source_files_properties(${_plain} DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR} PROPERTIES SKIP_PRECOMPILE_HEADERS ON)
   endif()
@@ -97,11 +98,12 @@ function(nexp_unity_skip_pch slug)
 endfunction()
 
 function(nexp_add_plugin slug)
-  cmake_parse_arguments(P "TORCH;TORCH_NO_PCH;NO_CONFORMANCE;NO_INSTALL" "SMOKE_CONFIG;OUTPUT_DIR" "SOURCES;TESTS;LIBRARIES;TORCH_SOURCES"
+  cmake_parse_arguments(P "TORCH;NO_CONFORMANCE;NO_INSTALL" "SMOKE_CONFIG;OUTPUT_DIR" "SOURCES;TESTS;LIBRARIES;TORCH_PCH_SOURCES"
                         ${ARGN})
   if(P_UNPARSED_ARGUMENTS)
-    message(FATAL_ERROR "nexp_add_plugin(${slug}): unknown arguments '${P_UNPARSED_ARGUMENTS}' (NO_PCH is gone: "
-                        "a plugin that uses LibTorch says TORCH, one that does not says nothing)")
+    message(FATAL_ERROR "nexp_add_plugin(${slug}): unknown arguments '${P_UNPARSED_ARGUMENTS}' (NO_PCH, "
+                        "TORCH_NO_PCH and TORCH_SOURCES are gone: a plugin that uses LibTorch says TORCH, and "
+                        "TORCH_PCH_SOURCES names its files that load the precompiled <torch/torch.h>; none do by default)")
   endif()
   if(NOT P_OUTPUT_DIR)
     set(P_OUTPUT_DIR ${NEXP_PLUGIN_OUTPUT_DIR})
@@ -113,11 +115,16 @@ function(nexp_add_plugin slug)
   if(NOT P_SOURCES)
     message(FATAL_ERROR "nexp_add_plugin(${slug}): SOURCES is empty; list plugin.cpp and the method's sources")
   endif()
-  if(P_TORCH_NO_PCH AND (NOT P_TORCH OR P_TORCH_SOURCES))
-    message(FATAL_ERROR "nexp_add_plugin(${slug}): TORCH_NO_PCH goes with TORCH and without TORCH_SOURCES "
-                        "(no file of the plugin loads the LibTorch precompiled header)")
-  endif()
-  nexp_plugin_torch_sources(${slug} "${P_TORCH}" "${P_SOURCES};${P_TESTS}" "${P_TORCH_SOURCES}")
+  nexp_plugin_pch_sources(${slug} "${P_TORCH}" "${P_SOURCES};${P_TESTS}" "${P_TORCH_PCH_SOURCES}")
+  set(_objects_pch OFF)  # which of the two targets has a file that loads the precompiled header
+  set(_tests_pch OFF)
+  foreach(_f IN LISTS P_TORCH_PCH_SOURCES)
+    if(_f IN_LIST P_SOURCES)
+      set(_objects_pch ON)
+    else()
+      set(_tests_pch ON)
+    endif()
+  endforeach()
   if(TARGET nexp::core)
     set(_core nexp::core)
   else()
@@ -136,7 +143,7 @@ function(nexp_add_plugin slug)
   nexp_target_defaults(${_objects})
   target_link_libraries(${_objects} PUBLIC ${_sdk} ${P_LIBRARIES})
   target_include_directories(${_objects} PUBLIC ${CMAKE_CURRENT_SOURCE_DIR})
-  if(P_TORCH AND NOT P_TORCH_NO_PCH)
+  if(_objects_pch)
     nexp_use_torch_pch(${_objects})
   endif()
 
@@ -175,7 +182,7 @@ function(nexp_add_plugin slug)
       add_executable(${_tests} ${P_TESTS})
       nexp_target_defaults(${_tests})
       target_link_libraries(${_tests} PRIVATE ${_objects} GTest::gtest GTest::gtest_main)
-      if(P_TORCH AND NOT P_TORCH_NO_PCH)
+      if(_tests_pch)
         nexp_use_torch_pch(${_tests})
       endif()
       nexp_discover_tests(${_tests} "${slug}." "unit;${slug}")

@@ -35,16 +35,17 @@ const std::string& Response::text() const {
   return choices.front().text;
 }
 
+// An endpoint's base URL split for httplib (outside the anonymous namespace: Client::Impl holds one).
+struct Url {
+  std::string origin;  // scheme://host[:port], what httplib connects to
+  std::string prefix;  // the path up to /v1, no trailing slash
+};
+
 namespace {
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 // ---------------------------------------------------------------- URLs and bodies
-
-struct Url {
-  std::string origin;  // scheme://host[:port], what httplib connects to
-  std::string prefix;  // the path up to /v1, no trailing slash
-};
 
 Url parse_base_url(const Endpoint& e) {
   const std::string& u = e.base_url;

@@ -15,12 +15,6 @@ namespace nexp {
 
 namespace {
 
-template <class Spec>
-struct Owned {
-  Spec spec;
-  std::string plugin;
-};
-
 bool has_prefix(const std::string& name, const std::string& slug) {
   return name.size() > slug.size() + 1 && name.compare(0, slug.size(), slug) == 0 && name[slug.size()] == '.';
 }
@@ -91,6 +85,11 @@ class StagingRegistrar final : public Registrar {
 };
 
 struct Registry::Entries {
+  template <class Spec>
+  struct Owned {
+    Spec spec;
+    std::string plugin;
+  };
   std::map<std::string, Owned<MethodSpec>, std::less<>> methods;
   std::map<std::string, Owned<DatasetSpec>, std::less<>> datasets;
   std::map<std::string, Owned<MetricSpec>, std::less<>> metrics;

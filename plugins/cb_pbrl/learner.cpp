@@ -13,7 +13,6 @@ namespace cb_pbrl {
 
 namespace {
 
-double sigmoid(double z) { return z >= 0 ? 1 / (1 + std::exp(-z)) : std::exp(z) / (1 + std::exp(z)); }
 double softplus(double z) { return z > 0 ? z + std::log1p(std::exp(-z)) : std::log1p(std::exp(z)); }
 
 }  // namespace

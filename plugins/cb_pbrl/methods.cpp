@@ -255,7 +255,8 @@ void run_compare(nexp::RunContext& ctx) {
             const auto it = m.find(c);
             const double v = it == m.end() ? NAN : it->second;
             values[{method, world, qps}][c].push_back(v);
-            row.push_back(std::isfinite(v) ? nexp::CsvCell(v) : nexp::CsvCell{});
+            if (std::isfinite(v)) row.emplace_back(v);
+            else row.emplace_back();  // an empty cell
           }
           units.row(row);
           bar.advance();

@@ -6,7 +6,6 @@ namespace cb_pbrl {
 
 namespace {
 
-double sigmoid(double z) { return z >= 0 ? 1 / (1 + std::exp(-z)) : std::exp(z) / (1 + std::exp(z)); }
 // -[y log sigmoid(z) + (1 - y) log sigmoid(-z)], stable.
 double bce(double z, double y) { return std::max(z, 0.0) - y * z + std::log1p(std::exp(-std::abs(z))); }
 

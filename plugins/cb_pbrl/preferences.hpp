@@ -17,6 +17,7 @@
 //   F(r, c, lam) = BCE(beta n_delta.(r - lam c), y_better) + BCE(-beta n_delta.c, y_safer)
 //                + sum_i BCE(beta (n_i.c - tau), y_unsafe_i),       n_delta = n_1 - n_2               (10)
 // (the reward-coupled model uses n_delta.r in the first term; the unconstrained one only that term).
+#include <cmath>
 #include <vector>
 
 #include <nexp/random.hpp>
@@ -24,6 +25,9 @@
 #include "cmdp.hpp"
 
 namespace cb_pbrl {
+
+// The logistic function 1 / (1 + e^-z), without overflow for either sign of z.
+inline double sigmoid(double z) { return z >= 0 ? 1 / (1 + std::exp(-z)) : std::exp(z) / (1 + std::exp(z)); }
 
 struct Query {
   VectorXd n1, n2;  // visit counts of the two segments

@@ -10,8 +10,6 @@ namespace fds {
 
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
-
 Eigen::MatrixXd rotation2(double angle) {
   Eigen::MatrixXd u(2, 2);
   u << std::cos(angle), -std::sin(angle), std::sin(angle), std::cos(angle);

@@ -10,7 +10,6 @@ namespace fds {
 
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
 constexpr double kPMean = -1.2, kPStd = 1.2;  // EDM's log-normal training distribution of sigma
 
 double sigmoid(double z) { return 1.0 / (1.0 + std::exp(-z)); }

@@ -31,6 +31,8 @@
 
 namespace fds {
 
+inline constexpr double kPi = 3.14159265358979323846;
+
 using Mat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;  // samples x dims
 
 // A denoiser D(x; sigma), applied to a batch (one row per sample).

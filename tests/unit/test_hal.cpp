@@ -138,8 +138,9 @@ TEST(Hal, TheCpuBackendDescribesThisHost) {
   // Health: unhealthy only with under 3% of the memory available (or above 95 C), each problem named.
   const Health h = cpu->devices[0]->health();
   EXPECT_EQ(h.ok, h.problems.empty());
-  if (meminfo_bytes("MemAvailable") > 0.05 * meminfo_bytes("MemTotal"))
+  if (meminfo_bytes("MemAvailable") > 0.05 * meminfo_bytes("MemTotal")) {
     for (const auto& p : h.problems) EXPECT_EQ(p.find("memory"), std::string::npos) << p;
+  }
   const Telemetry t = cpu->devices[0]->telemetry();
   ASSERT_TRUE(t.values.count("utilization_pct"));
   EXPECT_GE(t.values.at("utilization_pct"), 0.0);
@@ -182,6 +183,8 @@ TEST(Hal, AutoPicksTheHighestPriorityBackendWithAUsableDevice) {
       usable_gpu |= l.backend == "cuda" && d->info().details.at("torch") == "usable";
   const auto picked = resolve_device(core, "auto", Params{});
   EXPECT_EQ(picked->info().backend, usable_gpu ? "cuda" : "cpu");
-  if (!usable_gpu) EXPECT_EQ(picked, resolve_device(core, "cpu:0", Params{}));
+  if (!usable_gpu) {
+    EXPECT_EQ(picked, resolve_device(core, "cpu:0", Params{}));
+  }
   EXPECT_HAS(resolve_error(core, "cpu:1"), "backend 'cpu' has 1 device. Use `device: auto`");
 }

@@ -1,7 +1,8 @@
 #pragma once
 // The LibTorch side of the SDK, in libnexp_torch.so. Only a plugin that uses LibTorch includes it;
-// it says so with nexp_add_plugin(<slug> TORCH ...), which links this library and LibTorch and
-// reuses the shared precompiled <torch/torch.h>. A plugin without TORCH never loads LibTorch.
+// it says so with nexp_add_plugin(<slug> TORCH ...), which links this library and LibTorch (its
+// TORCH_PCH_SOURCES reuse the shared precompiled <torch/torch.h>). A plugin without TORCH never loads
+// LibTorch.
 #include <ATen/core/Tensor.h>
 #include <c10/core/Device.h>
 #include <torch/csrc/api/include/torch/version.h>
