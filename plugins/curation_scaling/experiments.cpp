@@ -52,7 +52,9 @@ void QqtOptions::declare(nexp::Options<QqtOptions>& o) {
   o.inherit<TrainOptions>();
   o.add("compute", &QqtOptions::compute, "target compute C as multiples of target_examples").range(1e-3, 1e4);
   o.add("quantiles", &QqtOptions::quantiles, "filter quantiles q searched at each compute").range(0.0, 1.0);
-  o.add("seeds", &QqtOptions::seeds, "training seeds per (compute, quantile)").range(2, 1000);
+  o.add("seeds", &QqtOptions::seeds, "replicates of every pipeline: training seeds per (compute, quantile)").range(2, 1000);
+  o.add("ablation_seeds", &QqtOptions::ablation_seeds,
+        "compute-aware pipeline: proxy runs per quantile in each replicate (paid for in compute)").range(1, 1000);
   o.add("dclm_quantile", &QqtOptions::dclm_quantile, "the DCLM-style pipeline keeps this top share").range(0.0, 1.0);
   o.add("dedup", &QqtOptions::dedup, "deduplication knob of every pipeline").range(0, 1);
   o.add("law_fit_fraction", &QqtOptions::law_fit_fraction,
@@ -462,29 +464,35 @@ void run_qqt(nexp::RunContext& ctx) {
   int unaffordable = 0;
   for (double mult : o.compute) {
     const auto c = static_cast<std::int64_t>(std::llround(mult * static_cast<double>(o.target_examples)));
-    double best_loss = INFINITY, chosen_proxy = INFINITY, oracle_q = 1, chosen_q = 1;
-    std::vector<double> chosen;
+    double best_loss = INFINITY, oracle_q = 1;
+    // Replicate s of the compute-aware pipeline ranks the quantiles by the mean of its own ablation_seeds
+    // proxy runs and takes the target run of its pick at seed s.
+    std::vector<double> best_proxy(static_cast<std::size_t>(o.seeds), INFINITY), chosen(best_proxy.size()), chosen_q(best_proxy.size());
     for (std::size_t qi = 0; qi < o.quantiles.size(); ++qi) {
       const double q = o.quantiles[qi];
       const Recipe r = qqt_recipe(q, o.dedup, o.dedup_range);
       const auto target = losses(ctx, runner, r, Scale::Target, c, o.seeds, "qqt_target");
-      const auto proxy = losses(ctx, runner, r, Scale::Proxy, c, o.seeds, "qqt_proxy");
+      const auto proxy = losses(ctx, runner, r, Scale::Proxy, c, o.seeds * o.ablation_seeds, "qqt_proxy");
       const auto ci = nexp::stats::mean_t_interval(target);
       grid.row(static_cast<double>(c), q, ci.estimate, ci.low, ci.high);
       const RepetitionLaw& law = fit.laws[qi];
       law_sq_err.push_back(std::pow(law.log_loss(static_cast<double>(c)) - std::log(ci.estimate), 2));
       law_csv.row(q, law.unique, std::exp(law.log_a), law.b, law.tau, static_cast<double>(c), law(static_cast<double>(c)), ci.estimate);
       if (ci.estimate < best_loss) best_loss = ci.estimate, oracle_q = q;
-      if (nexp::stats::mean(proxy) < chosen_proxy) chosen_proxy = nexp::stats::mean(proxy), chosen_q = q, chosen = target;
+      for (std::size_t s = 0; s < best_proxy.size(); ++s) {
+        const auto first = proxy.begin() + static_cast<std::ptrdiff_t>(s) * o.ablation_seeds;
+        const double m = nexp::stats::mean(std::vector<double>(first, first + o.ablation_seeds));
+        if (m < best_proxy[s]) best_proxy[s] = m, chosen[s] = target[s], chosen_q[s] = q;
+      }
     }
     best_q.push_back(oracle_q);
     // The compute-aware pipeline paid for its ablation runs: the baselines train on that much more.
-    const double total = static_cast<double>(c) * (1.0 + proxy_share * static_cast<double>(o.quantiles.size() * o.seeds));
+    const double total = static_cast<double>(c) * (1.0 + proxy_share * static_cast<double>(o.quantiles.size() * o.ablation_seeds));
     const auto n_total = static_cast<std::int64_t>(std::llround(total));
     const auto dclm = losses(ctx, runner, qqt_recipe(o.dclm_quantile, o.dedup, o.dedup_range), Scale::Target, n_total, o.seeds, "qqt_dclm");
     const auto nofilter = losses(ctx, runner, qqt_recipe(1.0, o.dedup, o.dedup_range), Scale::Target, n_total, o.seeds, "qqt_nofilter");
     const struct { const char* name; double q; const std::vector<double>& v; } rows[] = {
-        {"compute_aware", chosen_q, chosen}, {"dclm_top10", o.dclm_quantile, dclm}, {"no_filter", 1.0, nofilter}};
+        {"compute_aware", nexp::stats::mean(chosen_q), chosen}, {"dclm_top10", o.dclm_quantile, dclm}, {"no_filter", 1.0, nofilter}};
     for (const auto& row : rows) {
       const auto ci = nexp::stats::mean_t_interval(row.v);
       front.row(static_cast<double>(c), row.name, total, row.q, ci.estimate, ci.low, ci.high);

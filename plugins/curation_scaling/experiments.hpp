@@ -48,7 +48,8 @@ struct SearchOptions : TrainOptions {
 struct QqtOptions : TrainOptions {
   std::vector<double> compute = {1, 4, 16, 64};
   std::vector<double> quantiles = {0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0};
-  int seeds = 3;
+  int seeds = 10;          // replicates of every pipeline (training seeds per cell)
+  int ablation_seeds = 3;  // the compute-aware pipeline's proxy runs per quantile, in each replicate
   double dclm_quantile = 0.1;
   double dedup = 0.0;  // 0: the quantile alone sets the kept pool, U_q ~ q P (knob 1 kept 2% of it)
   // The `law` pipeline: per-quantile laws with repetition (scaling.hpp: RepetitionLaw), fitted on
