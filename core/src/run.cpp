@@ -679,6 +679,7 @@ RunResult execute_parent(const RunPlan& plan, StatusFile& status, detail::RunSig
   r.status = outcome.failed ? RunStatus::Failed
                              : parse_run_status(detail::text_field(status.doc, "status")).value_or(RunStatus::Failed);
   r.error = outcome.failed ? outcome.error : detail::text_field(status.doc, "error");
+  r.config_error = outcome.config_error;
   r.reason = outcome.failed ? "" : detail::text_field(status.doc, "reason");
   if (r.status == RunStatus::Running)  // rank 0 ended without its final status
     r.status = RunStatus::Failed, r.error = "rank 0 ended without writing the run's final status; see log.txt";

@@ -207,6 +207,7 @@ RanksOutcome failure_of(const RanksLaunch& l, int rank, int status) {
   }
   o.failed_rank = rank;
   o.error = rank_failure(l.folder, rank, status);
+  o.config_error = WIFEXITED(status) && WEXITSTATUS(status) == 2;
   return o;
 }
 

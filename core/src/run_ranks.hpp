@@ -36,7 +36,8 @@ struct RanksLaunch {
 struct RanksOutcome {
   bool failed = false;
   int failed_rank = -1;
-  std::string error;  // "rank 1 ...": what the failed rank said, or how it died
+  std::string error;          // "rank 1 ...": what the failed rank said, or how it died
+  bool config_error = false;  // the failed rank exited with 2: bad input (the run then exits 2 too)
 };
 
 // Starts the ranks and waits for all of them. Never leaves one running when it returns.

@@ -6,7 +6,8 @@
 #   - a rank killed with SIGKILL, or stopped (SIGSTOP) past the timeout, fails the run with that
 #     rank's error, and no rank process is left (the process table);
 #   - Ctrl-C reaches every rank, which checkpoints; --resume ends where an uninterrupted run ends;
-#   - bad `distributed:` input exits 2 with key, file:line, expected and found.
+#   - bad `distributed:` input exits 2 with key, file:line, expected and found; a rank that fails on bad
+#     input fails the run with exit 2.
 source "$(dirname "$0")/lib.sh"
 
 config() {  # file method processes [params yaml] [timeout]
@@ -119,4 +120,8 @@ expect_contains "$ERR" "bad2.yaml', line 2" "backend"; expect_contains "$ERR" "g
 printf 'method: fixture_dist.dp_sgd\ndistributed:\n  timeout: soon\n' > bad3.yaml
 expect_exit 2 nx -q validate bad3.yaml
 expect_contains "$ERR" "bad3.yaml', line 3" "timeout"; expect_contains "$ERR" "found 'soon'" "timeout"
+# A rank that fails on bad input (here a 2 x N/2 torus over 3 ranks) fails the run with exit 2 and its words.
+config torus3.yaml fixture_dist.gossip 3 "{graph: torus}"
+expect_exit 2 nx -q run torus3.yaml
+expect_contains "$ERR" "rank 0 failed" "torus over 3 ranks"; expect_contains "$ERR" "even number" "torus over 3 ranks"
 echo "cli_distributed: ok"

@@ -54,6 +54,10 @@ TEST(TorchComm, OneProcessWorldIsTheIdentity) {
   EXPECT_TRUE(at::equal(comm->all_gather(t).at(0), t));
   EXPECT_TRUE(comm->any(true));
   EXPECT_TRUE(comm->exchange(Graph::ring(1), t).empty());
+  std::vector<at::Tensor> none;
+  comm->exchange(Graph::ring(1), none, none);
+  std::vector<at::Tensor> one{t};
+  EXPECT_THROW(comm->exchange(Graph::ring(1), one, none), Error);
   EXPECT_THROW(comm->send(t, 1), Error);
   EXPECT_THROW(comm->broadcast(t, 1), Error);
 }
@@ -96,6 +100,15 @@ TEST(TorchComm, PointToPointAndNeighbourExchange) {
       if (got.size() != peers.size()) throw Error("exchange size");
       for (size_t i = 0; i < peers.size(); ++i)
         if (!at::equal(got[i], filled(peers[i] + 1))) throw Error("exchange values");
+      // One tensor per neighbour, of a length set by the pair: k sends 10 k + peer, (k + peer + 1) long.
+      std::vector<at::Tensor> to, from;
+      for (int p : peers) {
+        to.push_back(filled(10 * k + p, k + p + 1));
+        from.push_back(filled(0, k + p + 1));
+      }
+      c.exchange(g, to, from);
+      for (size_t i = 0; i < peers.size(); ++i)
+        if (!at::equal(from[i], filled(10 * peers[i] + k, k + peers[i] + 1))) throw Error("per-neighbour exchange");
     }
   });
 }

@@ -64,6 +64,10 @@ class NEXP_API Comm {
   // Sends `tensor` to each neighbour of this rank in `graph` and returns what each neighbour sent, in
   // the order of graph.neighbours[rank()]. Every rank calls it with the same graph (size() nodes).
   virtual std::vector<at::Tensor> exchange(const Graph& graph, const at::Tensor& tensor) = 0;
+  // The same with a tensor of its own for each neighbour: to_each[i] goes to graph.neighbours[rank()][i],
+  // and from_each[i], allocated with the shape and dtype that neighbour sends, is filled from it. All
+  // sends and receives are posted at once, so no order of ranks deadlocks.
+  virtual void exchange(const Graph& graph, const std::vector<at::Tensor>& to_each, std::vector<at::Tensor>& from_each) = 0;
 };
 
 }  // namespace nexp

@@ -27,6 +27,13 @@ void check_graph(const Graph& graph, int size) {
     throw Error(fmt::format("comm: exchange over a graph of {} nodes in a world of {} ranks", graph.size(), size));
 }
 
+void check_each(const Graph& graph, int rank, size_t to, size_t from) {
+  const size_t peers = graph.neighbours[static_cast<size_t>(rank)].size();
+  if (to != peers || from != peers)
+    throw Error(fmt::format("comm: exchange on rank {} with {} neighbour{}: {} tensors to send and {} to receive, "
+                            "expected one of each per neighbour", rank, peers, peers == 1 ? "" : "s", to, from));
+}
+
 // One process: every collective is the identity.
 class SoloComm final : public Comm {
  public:
@@ -47,6 +54,10 @@ class SoloComm final : public Comm {
   std::vector<at::Tensor> exchange(const Graph& graph, const at::Tensor&) override {
     check_graph(graph, 1);
     return {};
+  }
+  void exchange(const Graph& graph, const std::vector<at::Tensor>& to_each, std::vector<at::Tensor>& from_each) override {
+    check_graph(graph, 1);
+    check_each(graph, 0, to_each.size(), from_each.size());
   }
 };
 
@@ -141,6 +152,24 @@ class GlooComm final : public Comm {
     }
     for (auto& w : pending) w->wait();
     return got;
+  }
+  void exchange(const Graph& graph, const std::vector<at::Tensor>& to_each, std::vector<at::Tensor>& from_each) override {
+    check_graph(graph, size_);
+    check_each(graph, rank_, to_each.size(), from_each.size());
+    const auto& peers = graph.neighbours[static_cast<size_t>(rank_)];
+    std::vector<at::Tensor> out, in;
+    std::vector<c10::intrusive_ptr<c10d::Work>> pending;
+    for (size_t i = 0; i < peers.size(); ++i) {
+      out.push_back(to_each[i].contiguous());
+      pending.push_back(post_send(out.back(), peers[i], kExchangeTag));
+    }
+    for (size_t i = 0; i < peers.size(); ++i) {
+      in.push_back(from_each[i].is_contiguous() ? from_each[i] : at::empty_like(from_each[i], at::MemoryFormat::Contiguous));
+      pending.push_back(post_recv(in.back(), peers[i], kExchangeTag));
+    }
+    for (auto& w : pending) w->wait();
+    for (size_t i = 0; i < peers.size(); ++i)
+      if (!in[i].is_same(from_each[i])) from_each[i].copy_(in[i]);
   }
 
  private:
