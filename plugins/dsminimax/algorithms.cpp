@@ -15,12 +15,6 @@ void SimNetwork::mix(const Matrix& in, Matrix& out) {
     floats_sent_ += static_cast<std::int64_t>(mixing_.neighbours[k].size()) * in.cols();
 }
 
-Vector SimNetwork::sum_rows(const Matrix& in) {
-  Vector s = Vector::Zero(in.cols());
-  for (int k = 0; k < in.rows(); ++k) s += in.row(k).transpose();
-  return s;
-}
-
 // ---------------------------------------------------------------- parameter rules
 
 StepSizes ds_gda_rule(double L, double mu, double gap) {
@@ -121,13 +115,14 @@ void Decentralized::step() {
   ++t_;
 }
 
-Vector Decentralized::mean_x() { return net_.sum_rows(x_) / net_.nodes(); }
-
-double Decentralized::consensus_error() {
-  const Vector xbar = mean_x();
-  double local = 0;
-  for (Eigen::Index i = 0; i < x_.rows(); ++i) local += (x_.row(i).transpose() - xbar).squaredNorm();
-  return net_.sum(local) / net_.nodes();
+Decentralized::Average Decentralized::average() {
+  const Matrix& all = net_.gather(x_);  // node order: every back end sums alike, to the last bit
+  Average a{Vector::Zero(all.cols()), 0};
+  for (Eigen::Index k = 0; k < all.rows(); ++k) a.mean += all.row(k).transpose();
+  a.mean /= net_.nodes();
+  for (Eigen::Index k = 0; k < all.rows(); ++k) a.consensus += (all.row(k).transpose() - a.mean).squaredNorm();
+  a.consensus /= net_.nodes();
+  return a;
 }
 
 // ---------------------------------------------------------------- centralized DS-GDA (Zheng et al. 2023)

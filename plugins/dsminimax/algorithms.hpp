@@ -47,9 +47,14 @@ class Decentralized {
                 std::uint64_t seed, const Vector& x0);
   void step();
   std::int64_t iteration() const { return t_; }
-  std::int64_t grad_calls() const { return grad_calls_; }  // local gradient evaluations, all nodes
-  Vector mean_x();
-  double consensus_error();  // (1/M) sum_k ||x_k - xbar||^2
+  std::int64_t grad_calls() const { return grad_calls_; }  // local gradient evaluations of this process's nodes
+  struct Average {
+    Vector mean;       // xbar
+    double consensus;  // (1/M) sum_k ||x_k - xbar||^2
+  };
+  Average average();  // one gather of X over the network
+  Vector mean_x() { return average().mean; }
+  double consensus_error() { return average().consensus; }
   const Matrix& x() const { return x_; }
   const Matrix& tracker_x() const { return sx_; }
   const Matrix& estimate_x() const { return dx_; }

@@ -159,6 +159,9 @@ void RunOptions::declare(nexp::Options<RunOptions>& o) {
   o.add("hybrid", &RunOptions::hybrid, "dm_hsgd: weight b of the fresh gradient in the hybrid estimator").range(0, 1);
   o.add("aux", &RunOptions::aux, "ds_gda: z, v kept local or gossiped with x, y",
         {{"local", AuxMode::Local}, {"mixed", AuxMode::Mixed}});
+  o.add("backend", &RunOptions::backend,
+        "sim: all nodes in this process; comm: M / P nodes on each rank of distributed.processes = P",
+        {{"sim", Backend::Sim}, {"comm", Backend::Comm}});
   o.add("log_every", &RunOptions::log_every, "iterations between lines of metrics.jsonl; 0: steps / 200").min(0);
 }
 
@@ -187,14 +190,20 @@ StepSizes steps_for(Algorithm a, const RunOptions& o, const Problem& p, double g
 Trace run_to_eps(const Problem& p, const Mixing& w, Algorithm a, const StepSizes& s, const RunOptions& o,
                  std::uint64_t seed, const std::function<void(std::int64_t, const Trace&)>& log) {
   SimNetwork net(w);
+  return run_to_eps(p, net, a, s, o, seed, log);
+}
+
+Trace run_to_eps(const Problem& p, Network& net, Algorithm a, const StepSizes& s, const RunOptions& o,
+                 std::uint64_t seed, const std::function<void(std::int64_t, const Trace&)>& log) {
   auto init = nexp::Random::stream(seed, "init");
   Decentralized run(p, net, a, s, seed, p.initial_x(init));
   const std::int64_t every = o.log_every > 0 ? o.log_every : std::max<std::int64_t>(1, o.steps / 200);
+  const int ranks = net.nodes() / net.local();  // every node makes the same number of gradient calls
   Trace tr;
   for (std::int64_t t = 0;; ++t) {
-    const Vector xbar = run.mean_x();
-    const double g = p.grad_phi(xbar).norm(), c = run.consensus_error();
-    tr.grad_phi_norm = g, tr.consensus = c, tr.grad_calls = run.grad_calls(), tr.rounds = net.rounds();
+    const auto [xbar, c] = run.average();
+    const double g = p.grad_phi(xbar).norm();
+    tr.grad_phi_norm = g, tr.consensus = c, tr.grad_calls = run.grad_calls() * ranks, tr.rounds = net.rounds();
     const bool reached = g * g + c <= o.eps * o.eps;
     if (reached && tr.iterations_to_eps < 0) tr.iterations_to_eps = t;
     if (log && (t % every == 0 || t == o.steps)) tr.phi = p.phi(xbar), log(t, tr);
@@ -218,7 +227,10 @@ void run_single(nexp::RunContext& ctx, Algorithm a) {
   ctx.log().info("{}", inst.describe());
   ctx.log().info("eta_x {:.4g}, eta_y {:.4g} (ratio {:.4g}), r1 {:.4g}, r2 {:.4g}, beta {:.4g}, mu {:.4g}", s.eta_x,
                  s.eta_y, s.eta_y / s.eta_x, s.r1, s.r2, s.beta, s.mu);
-  const Trace tr = run_to_eps(*inst.problem, inst.mixing, a, s, o, ctx.seed(), [&](std::int64_t t, const Trace& x) {
+  std::unique_ptr<Network> net;
+  if (o.backend == Backend::Comm) net = make_comm_network(inst.mixing, ctx.comm());
+  else net = std::make_unique<SimNetwork>(inst.mixing);
+  const Trace tr = run_to_eps(*inst.problem, *net, a, s, o, ctx.seed(), [&](std::int64_t t, const Trace& x) {
     ctx.log_metrics(t, {{"grad_phi_norm", x.grad_phi_norm},
                         {"phi", x.phi},
                         {"consensus_error", x.consensus},
@@ -289,8 +301,9 @@ std::pair<std::int64_t, size_t> race(const Problem& p, const Mixing& w, Algorith
   for (std::int64_t t = 0; t <= cap; ++t)
     for (size_t i = 0; i < runs.size(); ++i) {
       if (!live[i]) continue;
-      const double g = p.grad_phi(runs[i]->mean_x()).norm();
-      if (g * g + runs[i]->consensus_error() <= eps * eps) return {t, i};
+      const auto [xbar, c] = runs[i]->average();
+      const double g = p.grad_phi(xbar).norm();
+      if (g * g + c <= eps * eps) return {t, i};
       if (!std::isfinite(g) || g > 1e12) live[i] = 0;
       if (t < cap) runs[i]->step();
     }

@@ -61,6 +61,7 @@ std::shared_ptr<nexp::Dataset> make_logreg(const LogregOptions& o, nexp::RunCont
 LogregData read_libsvm(const std::filesystem::path& file, int features);
 
 enum class AuxMode { Local, Mixed };
+enum class Backend { Sim, Comm };
 
 // Options of dsminimax.ds_gda, dsminimax.gt_gda and dsminimax.dm_hsgd (one struct, so `method=` can switch).
 struct RunOptions {
@@ -73,6 +74,7 @@ struct RunOptions {
   std::optional<double> r1, r2, beta, mu;
   double hybrid = 0.1;          // dm_hsgd's b
   AuxMode aux = AuxMode::Local;
+  Backend backend = Backend::Sim;
   std::int64_t log_every = 0;   // 0: steps / 200
   static void declare(nexp::Options<RunOptions>& o);
 };
@@ -90,7 +92,11 @@ struct Trace {
   bool diverged = false;
 };
 StepSizes steps_for(Algorithm a, const RunOptions& o, const Problem& p, double gap);
-// Runs on the sim back end; `log` (may be empty) sees every log_every-th iteration.
+// Runs on `net` (any back end); `log` (may be empty) sees every log_every-th iteration. Every rank of a
+// comm run takes the same decisions: its metrics are sums over all ranks.
+Trace run_to_eps(const Problem& p, Network& net, Algorithm a, const StepSizes& s, const RunOptions& o,
+                 std::uint64_t seed, const std::function<void(std::int64_t, const Trace&)>& log = {});
+// The same on the sim back end.
 Trace run_to_eps(const Problem& p, const Mixing& w, Algorithm a, const StepSizes& s, const RunOptions& o,
                  std::uint64_t seed, const std::function<void(std::int64_t, const Trace&)>& log = {});
 

@@ -6,9 +6,14 @@
 // mix() computes (W X)_k = W_kk x_k + sum_{j in N(k), ascending} W_kj x_j for each local node k: one fixed
 // summation order, so both back ends give bit-identical results.
 #include <cstdint>
+#include <memory>
 
 #include "graph.hpp"
 #include "problems.hpp"
+
+namespace nexp {
+class Comm;
+}
 
 namespace dsminimax {
 
@@ -20,9 +25,8 @@ class Network {
   virtual int local() const = 0;  // nodes held here: rows of every block
   // One gossip round on the local rows of `in` (any number of columns): out = (W in)_local.
   virtual void mix(const Matrix& in, Matrix& out) = 0;
-  // Sum over all M nodes of the rows, in node order (metrics only: not a counted round).
-  virtual Vector sum_rows(const Matrix& in) = 0;
-  virtual double sum(double local_value) = 0;
+  // All M rows of a block, in node order, on every process (metrics only: not a counted round).
+  virtual const Matrix& gather(const Matrix& in) = 0;
   const Mixing& mixing() const { return mixing_; }
   std::int64_t rounds() const { return rounds_; }
   std::int64_t floats_sent() const { return floats_sent_; }
@@ -50,8 +54,11 @@ class SimNetwork final : public Network {
   int first() const override { return 0; }
   int local() const override { return mixing_.nodes; }
   void mix(const Matrix& in, Matrix& out) override;
-  Vector sum_rows(const Matrix& in) override;
-  double sum(double v) override { return v; }
+  const Matrix& gather(const Matrix& in) override { return in; }
 };
+
+// The `comm` back end (comm_network.cpp): this rank's M / P nodes of a run over `comm`'s P ranks. Throws
+// nexp::ConfigError when P does not divide M.
+std::unique_ptr<Network> make_comm_network(Mixing m, nexp::Comm& comm);
 
 }  // namespace dsminimax
