@@ -9,9 +9,13 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
+#include <chrono>
 #include <cstring>
 #include <mutex>
 #include <optional>
+#include <thread>
 
 #include "nexp/error.hpp"
 
@@ -100,6 +104,29 @@ TorchRuntime& require_torch_runtime() {
                                   next_to_core.string(), err ? err : "unknown error"));
   }
   return *attach(s, handle, next_to_core.string());
+}
+
+std::vector<std::string> run_local_ranks(int ranks, const std::function<void(Comm&)>& body, double timeout_seconds) {
+  TorchRuntime& runtime = require_torch_runtime();
+  const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
+  const fs::path store = fs::temp_directory_path() / fmt::format("nexp-ranks-{}-{}-{}", ::getpid(), ranks, stamp);
+  std::vector<std::string> errors(static_cast<size_t>(ranks));
+  std::vector<std::thread> threads;
+  for (int k = 0; k < ranks; ++k)
+    threads.emplace_back([&, k] {
+      try {
+        CommSetup setup;
+        setup.rank = k, setup.size = ranks, setup.rendezvous = "file:" + store.string();
+        setup.timeout_seconds = timeout_seconds;
+        body(*runtime.make_comm(setup));
+      } catch (const std::exception& e) {
+        errors[static_cast<size_t>(k)] = e.what();
+      }
+    });
+  for (auto& t : threads) t.join();
+  std::error_code ignored;
+  fs::remove(store, ignored);
+  return errors;
 }
 
 void set_torch_threads(int n) {

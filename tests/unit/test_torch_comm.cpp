@@ -3,10 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <ATen/ATen.h>
-#include <unistd.h>
 
 #include <chrono>
-#include <filesystem>
 #include <functional>
 #include <thread>
 
@@ -20,24 +18,7 @@ namespace {
 
 // Runs `body` on `n` ranks, one thread each; an exception on any rank fails the test.
 void on_ranks(int n, const std::function<void(Comm&)>& body, double timeout = 30) {
-  const auto store = std::filesystem::temp_directory_path() /
-                     ("nexp-comm-test-" + std::to_string(::getpid()) + "-" + std::to_string(n));
-  std::filesystem::remove(store);
-  std::vector<std::thread> threads;
-  std::vector<std::string> errors(static_cast<size_t>(n));
-  for (int k = 0; k < n; ++k)
-    threads.emplace_back([&, k] {
-      try {
-        CommSetup s;
-        s.rank = k, s.size = n, s.rendezvous = "file:" + store.string(), s.timeout_seconds = timeout;
-        auto comm = require_torch_runtime().make_comm(s);
-        body(*comm);
-      } catch (const std::exception& e) {
-        errors[static_cast<size_t>(k)] = e.what();
-      }
-    });
-  for (auto& t : threads) t.join();
-  std::filesystem::remove(store);
+  const auto errors = run_local_ranks(n, body, timeout);
   for (int k = 0; k < n; ++k) EXPECT_EQ(errors[static_cast<size_t>(k)], "") << "rank " << k;
 }
 

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <exception>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -99,6 +100,12 @@ NEXP_API TorchRuntime* attach_loaded_torch_runtime();
 // Loads libnexp_torch.so from libnexp_core.so's folder when it is not loaded yet, and attaches it.
 // Throws PluginError naming the file when it cannot.
 NEXP_API TorchRuntime& require_torch_runtime();
+
+// Runs `body` on `ranks` ranks of one Gloo world inside this process, one thread each (they meet
+// through a FileStore in the temporary folder): for tests of code that talks over a Comm. Returns each
+// rank's error message, "" for a rank whose body returned.
+NEXP_API std::vector<std::string> run_local_ranks(int ranks, const std::function<void(Comm&)>& body,
+                                                  double timeout_seconds = 60);
 
 // Settings core owns. Each applies now when LibTorch is attached, and when it attaches otherwise.
 NEXP_API void set_torch_threads(int n);
