@@ -62,19 +62,22 @@ Decentralized::Decentralized(const Problem& p, Network& net, Algorithm algorithm
 }
 
 void Decentralized::estimate(const Matrix& x_new, const Matrix& y_new) {
-  const bool hybrid = algorithm_ == Algorithm::DmHsgd && s_.hybrid < 1;
+  const bool hybrid = (algorithm_ == Algorithm::DmHsgd || algorithm_ == Algorithm::DmGda) && s_.hybrid < 1;
+  const bool dream = algorithm_ == Algorithm::Dream && p_.stochastic();
+  const bool refresh = dream && (t_ + 1) % std::max(1, s_.refresh) == 0;
   Vector gx, gy, hx, hy;
   for (int i = 0; i < net_.local(); ++i) {
     const int k = net_.first() + i;
     const Sample xi = p_.draw(k, rng_[i]);
-    const Sample* sample = p_.stochastic() ? &xi : nullptr;
+    const Sample* sample = p_.stochastic() && !refresh ? &xi : nullptr;
     p_.gradient(k, x_new.row(i).transpose(), y_new.row(i).transpose(), sample, gx, gy);
-    ++grad_calls_;
-    if (hybrid) {  // d+ = g(x+; xi) + (1 - b)(d - g(x; xi))
+    grad_calls_ += refresh ? p_.exact_gradient_cost(k) : 1;
+    if (hybrid || (dream && !refresh)) {  // hybrid: d+ = g(x+; xi) + (1 - b)(d - g(x; xi)); DREAM: b = 0
+      const double keep = dream ? 1.0 : 1 - s_.hybrid;
       p_.gradient(k, x_.row(i).transpose(), y_.row(i).transpose(), sample, hx, hy);
       ++grad_calls_;
-      gx += (1 - s_.hybrid) * (dx_.row(i).transpose() - hx);
-      gy += (1 - s_.hybrid) * (dy_.row(i).transpose() - hy);
+      gx += keep * (dx_.row(i).transpose() - hx);
+      gy += keep * (dy_.row(i).transpose() - hy);
     }
     sx_.row(i) += gx.transpose() - dx_.row(i);
     sy_.row(i) += gy.transpose() - dy_.row(i);
@@ -97,6 +100,10 @@ void Decentralized::step() {
     row = y_new.row(i).transpose();
     p_.project_y(row);
     y_new.row(i) = row.transpose();
+  }
+  if (algorithm_ == Algorithm::DmGda && s_.momentum < 1) {  // x+ = x + theta (x~ - x), likewise y
+    x_new = x_ + s_.momentum * (x_new - x_);
+    y_new = y_ + s_.momentum * (y_new - y_);
   }
   if (algorithm_ == Algorithm::DsGda) {
     if (aux) {

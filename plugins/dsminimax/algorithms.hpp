@@ -9,13 +9,21 @@
 //   y_k+ = Proj_Y[ (W Y)_k + eta_y ( s^y_k - r2 (y_k - v_k) ) ]  grad_y of f - r2/2 ||y - v||^2
 //   z_k+ = z_k + beta (x_k+ - z_k),  v_k+ = v_k + mu (y_k+ - v_k)   (local: no extra round)
 //   d_k+ = g_k(x_k+, y_k+; xi)                    (GT-GDA, DS-GDA)
-//        = g_k(x+; xi) + (1 - b)(d_k - g_k(x; xi))   (DM-HSGD's hybrid estimator, one sample, two points)
+//        = g_k(x+; xi) + (1 - b)(d_k - g_k(x; xi))   (DM-HSGD's and DM-GDA's hybrid (STORM) estimator,
+//                                                    one sample, two points)
+//        = g_k(x+; xi) - g_k(x; xi) + d_k           (DREAM's recursive (SARAH) estimator), and every
+//          q-th iteration the exact local gradient g_k(x+) (its large batch; charged as
+//          exact_gradient_cost calls)
 //   s_k+ = (W S)_k + d_k+ - d_k                   (gradient tracking: mean_k s_k = mean_k d_k always)
 //
 // ds_gda: eta_x = eta_y and r1, r2 > 0 (the doubly smoothed method; with M = 1 it is the centralized
 // DS-GDA of Zheng et al. 2023, with r1 = r2 = 0 it is GT-GDA at ratio 1).
 // gt_gda: r1 = r2 = 0, eta_x = eta_y / ratio (two-timescale GDA with gradient tracking).
 // dm_hsgd: gt_gda with the hybrid estimator (Xian, Huang, Zhang, Huang, NeurIPS 2021).
+// dream: gt_gda with the recursive estimator and its periodic exact refresh (Chen, Ye, Luo, AISTATS
+//   2024; one gossip round per iteration, without its multi-round FastMix).
+// dm_gda: gt_gda with the hybrid estimator and momentum in the iterates (Huang, Chen 2023): the GT-GDA
+//   step gives (x~, y~), and x+ = x + theta (x~ - x), y+ = y + theta (y~ - y) (y+ stays in Y, a convex set).
 #include <cstdint>
 #include <vector>
 
@@ -26,12 +34,14 @@
 
 namespace dsminimax {
 
-enum class Algorithm { DsGda, GtGda, DmHsgd };
+enum class Algorithm { DsGda, GtGda, DmHsgd, Dream, DmGda };
 
 struct StepSizes {
   double eta_x = 0, eta_y = 0;
   double r1 = 0, r2 = 0, beta = 0, mu = 0;  // smoothing (DS-GDA only)
   double hybrid = 1;                         // b of the hybrid estimator; 1: plain stochastic gradient
+  int refresh = 20;                          // DREAM: exact local gradients every `refresh` iterations
+  double momentum = 1;                       // DM-GDA's theta; 1: no momentum in the iterates
   bool aux_mixed = false;                    // z, v gossiped with x, y
 };
 
@@ -56,6 +66,7 @@ class Decentralized {
   Vector mean_x() { return average().mean; }
   double consensus_error() { return average().consensus; }
   const Matrix& x() const { return x_; }
+  const Matrix& y() const { return y_; }
   const Matrix& tracker_x() const { return sx_; }
   const Matrix& estimate_x() const { return dx_; }
   const Matrix& tracker_y() const { return sy_; }

@@ -1,6 +1,7 @@
 #include "methods.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -8,6 +9,7 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <nexp/idx.hpp>
 #include <nexp/table.hpp>
 
 namespace dsminimax {
@@ -65,8 +67,12 @@ std::shared_ptr<nexp::Dataset> make_ncpl(const NcplOptions& o, nexp::RunContext&
 }
 
 void LogregOptions::declare(nexp::Options<LogregOptions>& o) {
-  o.add("file", &LogregOptions::file, "LIBSVM file; empty: the installed a9a (<data>/stable_fairness/adult/a9a.txt)");
-  o.add("features", &LogregOptions::features, "feature dimension (a9a: 123)").range(1, 1000000);
+  o.add("source", &LogregOptions::source,
+        "a9a (Adult, <data>/stable_fairness/adult/a9a.txt), mnist_3_8 (<data>/mnist), or a file: libsvm, csv",
+        {{"a9a", Source::A9a}, {"mnist_3_8", Source::Mnist38}, {"libsvm", Source::Libsvm}, {"csv", Source::Csv}});
+  o.add("file", &LogregOptions::file, "source libsvm or csv: the file to read");
+  o.add("label", &LogregOptions::label, "source csv: the label column (> 0: +1, else -1); other columns are features");
+  o.add("features", &LogregOptions::features, "source libsvm: feature dimension (a9a: 123)").range(1, 1000000);
   o.add("samples", &LogregOptions::samples, "training rows used, a random subset drawn from `instance`; 0: all").min(0);
   o.add("nodes", &LogregOptions::nodes, "number of nodes M").range(1, 4096);
   o.add("topology", &LogregOptions::topology, "communication graph",
@@ -114,11 +120,74 @@ LogregData read_libsvm(const std::filesystem::path& file, int features) {
   return d;
 }
 
-std::shared_ptr<nexp::Dataset> make_logreg(const LogregOptions& o, nexp::RunContext&) {
-  const auto file = o.file.empty() ? nexp::data_dir() / "stable_fairness" / "adult" / "a9a.txt" : std::filesystem::path(o.file);
-  LogregData all = read_libsvm(file, o.features);
+LogregData read_mnist_3_8(const std::filesystem::path& dir) {
+  const std::string hint = "scripts/setup installs MNIST; or give dataset.source=csv dataset.file=<a CSV table>";
+  const auto images = nexp::read_idx(dir / "train-images-idx3-ubyte", "dsminimax.robust_logreg: mnist", 0, hint);
+  const auto labels = nexp::read_idx(dir / "train-labels-idx1-ubyte", "dsminimax.robust_logreg: mnist", 0, hint);
+  const std::int64_t pixels = images.shape.size() == 3 ? images.shape[1] * images.shape[2] : 0;
+  if (pixels == 0 || labels.shape.size() != 1 || labels.shape[0] != images.shape[0])
+    throw nexp::DataError(fmt::format("dsminimax.robust_logreg: {}: expected images (n, 28, 28) and n labels; {}",
+                                      dir.string(), hint));
+  std::vector<std::int64_t> keep;
+  for (std::int64_t i = 0; i < labels.shape[0]; ++i)
+    if (labels.bytes[static_cast<size_t>(i)] == 3 || labels.bytes[static_cast<size_t>(i)] == 8) keep.push_back(i);
+  LogregData d;
+  d.a.resize(static_cast<Eigen::Index>(keep.size()), pixels);
+  d.b.resize(static_cast<Eigen::Index>(keep.size()));
+  for (size_t r = 0; r < keep.size(); ++r) {
+    const std::uint8_t* px = images.bytes.data() + keep[r] * pixels;
+    for (std::int64_t j = 0; j < pixels; ++j) d.a(static_cast<Eigen::Index>(r), j) = px[j] / 255.0;
+    d.b(static_cast<Eigen::Index>(r)) = labels.bytes[static_cast<size_t>(keep[r])] == 3 ? 1.0 : -1.0;
+  }
+  return d;
+}
+
+LogregData read_csv_logreg(const std::filesystem::path& file, const std::string& label) {
+  const nexp::CsvTable t = nexp::CsvTable::read(file);
+  const std::size_t y = t.column(label);
+  std::vector<std::string> features;
+  for (const auto& h : t.header())
+    if (h != label) features.push_back(h);
+  if (features.empty() || t.size() == 0)
+    throw nexp::DataError(fmt::format("{}: expected a header with '{}' and at least one feature column, and rows; "
+                                      "found {} columns and {} rows", file.string(), label, t.header().size(), t.size()));
+  LogregData d;
+  d.a.resize(static_cast<Eigen::Index>(t.size()), static_cast<Eigen::Index>(features.size()));
+  d.b.resize(static_cast<Eigen::Index>(t.size()));
+  for (std::size_t r = 0; r < t.size(); ++r) {
+    d.b(static_cast<Eigen::Index>(r)) = t.real(r, t.header()[y]) > 0 ? 1.0 : -1.0;
+    for (std::size_t j = 0; j < features.size(); ++j)
+      d.a(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(j)) = t.real(r, features[j]);
+  }
+  return d;
+}
+
+namespace {
+
+// The rows a source provides and how many of the first ones are its training split.
+std::pair<LogregData, std::int64_t> load_logreg(const LogregOptions& o) {
+  const bool wants_file = o.source == Source::Libsvm || o.source == Source::Csv;
+  if (wants_file == o.file.empty())
+    throw nexp::ConfigError(wants_file ? "dataset.file: expected the file to read with dataset.source=libsvm or csv, "
+                                         "found none; give dataset.file=<path>"
+                                       : "dataset.file is read only with dataset.source=libsvm or csv; set the source "
+                                         "or leave the file out");
+  LogregData all;
+  switch (o.source) {
+    case Source::A9a: all = read_libsvm(nexp::data_dir() / "stable_fairness" / "adult" / "a9a.txt", 123); break;
+    case Source::Mnist38: all = read_mnist_3_8(nexp::data_dir() / "mnist"); break;
+    case Source::Libsvm: all = read_libsvm(o.file, o.features); break;
+    case Source::Csv: all = read_csv_logreg(o.file, o.label); break;
+  }
   const auto n_all = static_cast<std::int64_t>(all.b.size());
-  const std::int64_t train = o.file.empty() ? std::min<std::int64_t>(n_all, 32561) : n_all;  // a9a: train split first
+  return {std::move(all), o.source == Source::A9a ? std::min<std::int64_t>(n_all, 32561) : n_all};  // a9a: train split first
+}
+
+}  // namespace
+
+std::shared_ptr<nexp::Dataset> make_logreg(const LogregOptions& o, nexp::RunContext&) {
+  auto [all, train] = load_logreg(o);
+  const std::int64_t features = all.a.cols();
   const std::int64_t n = o.samples > 0 ? std::min(o.samples, train) : train;
   if (n < o.nodes)
     throw nexp::ConfigError(fmt::format("dataset.samples = {} leaves nodes without rows (dataset.nodes = {})", n, o.nodes));
@@ -130,7 +199,7 @@ std::shared_ptr<nexp::Dataset> make_logreg(const LogregOptions& o, nexp::RunCont
   if (o.split == Split::LabelSkewed)
     std::stable_sort(order.begin(), order.end(), [&](int p, int q) { return all.b(p) < all.b(q); });
   LogregData d;
-  d.a.resize(n, o.features);
+  d.a.resize(n, features);
   d.b.resize(n);
   d.rows.resize(static_cast<size_t>(o.nodes));
   for (std::int64_t i = 0; i < n; ++i) {
@@ -151,12 +220,14 @@ void RunOptions::declare(nexp::Options<RunOptions>& o) {
   o.add("stop_at_eps", &RunOptions::stop_at_eps, "stop at the first iteration that meets eps");
   o.add("step_scale", &RunOptions::step_scale, "multiplies the rule's step sizes (DS-GDA: also beta and mu)").min(0);
   o.add("eta", &RunOptions::eta, "eta_y, overriding the rule (ds_gda: eta_x = eta_y = eta)").min(0);
-  o.add("ratio", &RunOptions::ratio, "gt_gda, dm_hsgd: eta_y / eta_x; 0: the theory rule's kappa^2").min(0);
+  o.add("ratio", &RunOptions::ratio, "gt_gda, dm_hsgd, dream, dm_gda: eta_y / eta_x; 0: the theory rule's kappa^2").min(0);
   o.add("r1", &RunOptions::r1, "ds_gda: primal smoothing r1, overriding the rule").min(0);
   o.add("r2", &RunOptions::r2, "ds_gda: dual smoothing r2, overriding the rule").min(0);
   o.add("beta", &RunOptions::beta, "ds_gda: z step beta, overriding the rule").range(0, 1);
   o.add("mu", &RunOptions::mu, "ds_gda: v step mu, overriding the rule").range(0, 1);
-  o.add("hybrid", &RunOptions::hybrid, "dm_hsgd: weight b of the fresh gradient in the hybrid estimator").range(0, 1);
+  o.add("hybrid", &RunOptions::hybrid, "dm_hsgd, dm_gda: weight b of the fresh gradient in the hybrid estimator").range(0, 1);
+  o.add("refresh", &RunOptions::refresh, "dream: exact local gradients every `refresh` iterations (its large batch)").range(1, 1000000);
+  o.add("momentum", &RunOptions::momentum, "dm_gda: theta of x+ = x + theta (x~ - x) (1: none)").range(1e-6, 1);
   o.add("aux", &RunOptions::aux, "ds_gda: z, v kept local or gossiped with x, y",
         {{"local", AuxMode::Local}, {"mixed", AuxMode::Mixed}});
   o.add("backend", &RunOptions::backend,
@@ -182,7 +253,9 @@ StepSizes steps_for(Algorithm a, const RunOptions& o, const Problem& p, double g
     if (o.mu) s.mu = *o.mu;
     s.aux_mixed = o.aux == AuxMode::Mixed;
   }
-  if (a == Algorithm::DmHsgd) s.hybrid = p.stochastic() ? o.hybrid : 1.0;
+  if (a == Algorithm::DmHsgd || a == Algorithm::DmGda) s.hybrid = p.stochastic() ? o.hybrid : 1.0;
+  if (a == Algorithm::DmGda) s.momentum = o.momentum;
+  s.refresh = o.refresh;
   s.beta = std::min(s.beta, 1.0), s.mu = std::min(s.mu, 1.0);
   return s;
 }
@@ -218,45 +291,15 @@ Trace run_to_eps(const Problem& p, Network& net, Algorithm a, const StepSizes& s
   return tr;
 }
 
-namespace {
-
-void run_single(nexp::RunContext& ctx, Algorithm a) {
-  const auto o = ctx.options<RunOptions>();
-  auto& inst = ctx.dataset_as<Instance>();
-  const StepSizes s = steps_for(a, o, *inst.problem, inst.mixing.spectral_gap());
-  ctx.log().info("{}", inst.describe());
-  ctx.log().info("eta_x {:.4g}, eta_y {:.4g} (ratio {:.4g}), r1 {:.4g}, r2 {:.4g}, beta {:.4g}, mu {:.4g}", s.eta_x,
-                 s.eta_y, s.eta_y / s.eta_x, s.r1, s.r2, s.beta, s.mu);
-  std::unique_ptr<Network> net;
-  if (o.backend == Backend::Comm) net = make_comm_network(inst.mixing, ctx.comm());
-  else net = std::make_unique<SimNetwork>(inst.mixing);
-  const Trace tr = run_to_eps(*inst.problem, *net, a, s, o, ctx.seed(), [&](std::int64_t t, const Trace& x) {
-    ctx.log_metrics(t, {{"grad_phi_norm", x.grad_phi_norm},
-                        {"phi", x.phi},
-                        {"consensus_error", x.consensus},
-                        {"grad_calls", static_cast<double>(x.grad_calls)},
-                        {"comm_rounds", static_cast<double>(x.rounds)}});
-  });
-  if (tr.diverged) ctx.log().warn("diverged: ||grad Phi(xbar)|| left every bound");
-  ctx.summary("grad_phi_norm", tr.grad_phi_norm);
-  ctx.summary("phi", tr.phi);
-  ctx.summary("consensus_error", tr.consensus);
-  ctx.summary("iterations_to_eps", static_cast<double>(tr.iterations_to_eps));
-  ctx.summary("grad_calls", static_cast<double>(tr.grad_calls));
-  ctx.summary("comm_rounds", static_cast<double>(tr.rounds));
-  ctx.summary("spectral_gap", inst.mixing.spectral_gap());
-}
-
-}  // namespace
-
 // ---------------------------------------------------------------- the kappa study
 
 void ScalingOptions::declare(nexp::Options<ScalingOptions>& o) {
   o.add("kappas", &ScalingOptions::kappas, "condition numbers kappa (A's spectrum)").range(1, 1e8);
   o.add("instances", &ScalingOptions::instances, "NC-PL instances per kappa (0, 1, ...)").range(1, 1000);
   o.add("methods", &ScalingOptions::methods,
-        "methods: ds_gda, gt_gda (theory ratio ~ kappa^2), gt_gda_ratio1, gt_gda_best_ratio (ratio_grid), dm_hsgd")
-      .choices({"ds_gda", "gt_gda", "gt_gda_ratio1", "gt_gda_best_ratio", "dm_hsgd"});
+        "methods: ds_gda, gt_gda (theory ratio ~ kappa^2), gt_gda_ratio1, gt_gda_best_ratio (ratio_grid), dm_hsgd, "
+        "dream, dm_gda")
+      .choices({"ds_gda", "gt_gda", "gt_gda_ratio1", "gt_gda_best_ratio", "dm_hsgd", "dream", "dm_gda"});
   o.add("ratio_grid", &ScalingOptions::ratio_grid, "gt_gda_best_ratio: eta_y / eta_x values tried").range(1, 1e12);
   o.add("step_grid", &ScalingOptions::step_grid, "multiples of each rule's step sizes tried for the best step")
       .range(1e-6, 1e6);
@@ -278,6 +321,8 @@ Arm arm_of(const std::string& m, const std::vector<double>& ratio_grid) {
   if (m == "gt_gda") return {Algorithm::GtGda, 0, {}};
   if (m == "gt_gda_ratio1") return {Algorithm::GtGda, 1, {}};
   if (m == "gt_gda_best_ratio") return {Algorithm::GtGda, 0, ratio_grid};
+  if (m == "dream") return {Algorithm::Dream, 0, {}};
+  if (m == "dm_gda") return {Algorithm::DmGda, 0, {}};
   return {Algorithm::DmHsgd, 0, {}};
 }
 
@@ -385,8 +430,118 @@ void run_kappa_scaling(nexp::RunContext& ctx) {
   }
 }
 
-void run_ds_gda(nexp::RunContext& ctx) { run_single(ctx, Algorithm::DsGda); }
-void run_gt_gda(nexp::RunContext& ctx) { run_single(ctx, Algorithm::GtGda); }
-void run_dm_hsgd(nexp::RunContext& ctx) { run_single(ctx, Algorithm::DmHsgd); }
+// ---------------------------------------------------------------- the comparison on one data set
+
+void CompareOptions::declare(nexp::Options<CompareOptions>& o) {
+  o.add("methods", &CompareOptions::methods, "methods compared").choices({"ds_gda", "gt_gda", "dm_hsgd", "dream", "dm_gda"});
+  o.add("step_grid", &CompareOptions::step_grid, "multiples of each rule's step sizes: one grid for every method")
+      .range(1e-6, 1e6);
+  o.add("seeds", &CompareOptions::seeds, "seeds per (method, grid value): minibatches and the start").range(2, 1000);
+  o.add("steps", &CompareOptions::steps, "gossip rounds per run").min(1);
+  o.add("target", &CompareOptions::target,
+        "reported: the round from which ||grad Phi(xbar)|| stays <= target (at every later curve point)").min(0);
+  o.add("log_every", &CompareOptions::log_every, "rounds between the points of curves.csv").min(1);
+  o.add("run", &CompareOptions::run,
+        "the methods' own options (ratio, hybrid, refresh, momentum, aux); steps, eps and step_scale are the study's");
+}
+
+namespace {
+
+Algorithm algorithm_of(const std::string& m) {
+  if (m == "ds_gda") return Algorithm::DsGda;
+  if (m == "gt_gda") return Algorithm::GtGda;
+  if (m == "dream") return Algorithm::Dream;
+  if (m == "dm_gda") return Algorithm::DmGda;
+  return Algorithm::DmHsgd;
+}
+
+// One run's curve: (round, gradient calls, ||grad Phi(xbar)||) every log_every rounds, and the round from
+// which the norm stays at or below the target at every later point (the study's steps + 1 when the last
+// point is above it). A first passage would count the dips of a noisy trajectory.
+struct Curve {
+  std::vector<std::array<double, 3>> points;
+  double rounds_to_target = 0, final_norm = 0;
+};
+
+Curve run_curve(const Instance& inst, Algorithm a, const StepSizes& s, const CompareOptions& o, std::uint64_t seed) {
+  RunOptions ro = o.run;
+  ro.steps = o.steps, ro.eps = 0, ro.stop_at_eps = false, ro.log_every = o.log_every;
+  Curve c;
+  const Trace tr = run_to_eps(*inst.problem, inst.mixing, a, s, ro, seed, [&](std::int64_t, const Trace& x) {
+    c.points.push_back({static_cast<double>(x.rounds), static_cast<double>(x.grad_calls), x.grad_phi_norm});
+  });
+  c.rounds_to_target = static_cast<double>(o.steps + 1);
+  for (auto p = c.points.rbegin(); p != c.points.rend() && (*p)[2] <= o.target; ++p) c.rounds_to_target = (*p)[0];
+  c.final_norm = tr.diverged ? INFINITY : tr.grad_phi_norm;
+  if (tr.diverged) c.rounds_to_target = static_cast<double>(o.steps + 1);
+  return c;
+}
+
+}  // namespace
+
+std::vector<std::string> compare_metrics() {
+  std::vector<std::string> names;
+  for (const char* m : {"ds_gda", "gt_gda", "dm_hsgd", "dream", "dm_gda"})
+    for (const char* what : {"rounds_to_target_", "final_grad_norm_", "best_step_"}) {
+      names.push_back(what + std::string(m));
+      if (*what != 'b') names.push_back(what + std::string(m) + "_ci_low"), names.push_back(what + std::string(m) + "_ci_high");
+    }
+  names.insert(names.end(), {"ds_gda_rounds_minus_best_baseline", "ds_gda_rounds_minus_best_baseline_ci_low",
+                             "ds_gda_rounds_minus_best_baseline_ci_high"});
+  return names;
+}
+
+void run_compare(nexp::RunContext& ctx) {
+  const auto o = ctx.options<CompareOptions>();
+  const auto& inst = ctx.dataset_as<Instance>();
+  ctx.log().info("{}", inst.describe());
+  nexp::CsvWriter csv(ctx.artifacts_dir() / "curves.csv",
+                      {nexp::CsvColumn::text("method"), nexp::CsvColumn::real("step_scale"), nexp::CsvColumn::integer("seed"),
+                       nexp::CsvColumn::integer("round"), nexp::CsvColumn::integer("grad_calls"),
+                       nexp::CsvColumn::real("grad_phi_norm").significant(6), nexp::CsvColumn::boolean("best")});
+  auto bar = ctx.progress(static_cast<std::int64_t>(o.methods.size() * o.step_grid.size()) * o.seeds, "runs");
+  std::map<std::string, std::vector<double>> rounds_of_best;
+  for (const auto& m : o.methods) {
+    const Algorithm a = algorithm_of(m);
+    std::vector<std::vector<Curve>> grid(o.step_grid.size());
+    size_t best = 0;
+    double best_mean = INFINITY;
+    for (size_t g = 0; g < o.step_grid.size(); ++g) {
+      RunOptions ro = o.run;
+      ro.step_scale = o.step_grid[g];
+      const StepSizes s = steps_for(a, ro, *inst.problem, inst.mixing.spectral_gap());
+      for (std::int64_t seed = 0; seed < o.seeds; ++seed) {
+        grid[g].push_back(run_curve(inst, a, s, o, ctx.stream("compare", static_cast<std::uint64_t>(seed))()));
+        bar.advance();
+      }
+      std::vector<double> finals;
+      for (const Curve& c : grid[g]) finals.push_back(c.final_norm);
+      const double mean = nexp::stats::mean(finals);
+      ctx.log().info("{} x{}: mean final ||grad Phi|| {:.4g}", m, o.step_grid[g], mean);
+      if (mean < best_mean) best_mean = mean, best = g;
+    }
+    std::vector<double> rounds, finals;
+    for (size_t g = 0; g < o.step_grid.size(); ++g)
+      for (std::int64_t seed = 0; seed < o.seeds; ++seed) {
+        const Curve& c = grid[g][static_cast<size_t>(seed)];
+        for (const auto& p : c.points) csv.row(m, o.step_grid[g], seed, static_cast<std::int64_t>(p[0]), static_cast<std::int64_t>(p[1]), p[2], g == best);
+        if (g == best) rounds.push_back(c.rounds_to_target), finals.push_back(c.final_norm);
+      }
+    ctx.summary_interval("rounds_to_target_" + m, nexp::stats::mean_t_interval(rounds));
+    ctx.summary_interval("final_grad_norm_" + m, nexp::stats::mean_t_interval(finals));
+    ctx.summary("best_step_" + m, o.step_grid[best]);
+    rounds_of_best[m] = rounds;
+  }
+  // DS-GDA against the baseline that needs the fewest rounds on average, paired over seeds.
+  if (rounds_of_best.count("ds_gda") && rounds_of_best.size() > 1) {
+    std::string rival;
+    for (const auto& [m, r] : rounds_of_best)
+      if (m != "ds_gda" && (rival.empty() || nexp::stats::mean(r) < nexp::stats::mean(rounds_of_best[rival]))) rival = m;
+    ctx.log().info("best baseline by rounds to {}: {}", o.target, rival);
+    ctx.summary_interval("ds_gda_rounds_minus_best_baseline",
+                         nexp::stats::paired_t_interval(rounds_of_best["ds_gda"], rounds_of_best[rival]));
+  }
+}
+
 
 }  // namespace dsminimax

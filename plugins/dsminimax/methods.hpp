@@ -42,9 +42,12 @@ Mixing make_mixing(Topology topology, int nodes, double p, std::uint64_t instanc
 std::shared_ptr<nexp::Dataset> make_ncpl(const NcplOptions& o, nexp::RunContext& ctx);
 
 enum class Split { Iid, LabelSkewed };
+enum class Source { A9a, Mnist38, Libsvm, Csv };
 
 struct LogregOptions {
-  std::string file;            // empty: <data>/stable_fairness/adult/a9a.txt
+  Source source = Source::A9a;  // a9a: <data>/stable_fairness/adult/a9a.txt; mnist_3_8: <data>/mnist
+  std::string file;             // libsvm, csv: the file
+  std::string label = "label";  // csv: the label column (> 0: +1, else -1); the other columns are features
   int features = 123;
   std::int64_t samples = 2000;  // training rows used (a random subset; 0: all)
   int nodes = 8;
@@ -59,20 +62,26 @@ struct LogregOptions {
 std::shared_ptr<nexp::Dataset> make_logreg(const LogregOptions& o, nexp::RunContext& ctx);
 // A LIBSVM file of binary labels (+1/-1 or 1/0): rows, features (1-based indices < `features`).
 LogregData read_libsvm(const std::filesystem::path& file, int features);
+// MNIST's training digits 3 (+1) and 8 (-1), pixels / 255, from the IDX files in `dir`.
+LogregData read_mnist_3_8(const std::filesystem::path& dir);
+// A CSV table: the `label` column (> 0: +1, else -1) and every other column a numeric feature.
+LogregData read_csv_logreg(const std::filesystem::path& file, const std::string& label);
 
 enum class AuxMode { Local, Mixed };
 enum class Backend { Sim, Comm };
 
-// Options of dsminimax.ds_gda, dsminimax.gt_gda and dsminimax.dm_hsgd (one struct, so `method=` can switch).
+// Options of every single-run method (ds_gda, gt_gda, dm_hsgd, dream, dm_gda: one struct, so `method=` can switch).
 struct RunOptions {
   std::int64_t steps = 20000;   // the cap
   double eps = 1e-2;
   bool stop_at_eps = true;
   double step_scale = 1.0;      // multiplies the rule's step sizes (and DS-GDA's beta, mu)
   std::optional<double> eta;    // overrides eta_y (ds_gda: eta_x = eta_y = eta)
-  double ratio = 0;             // gt_gda, dm_hsgd: eta_y / eta_x; 0: the theory rule's kappa^2
+  double ratio = 0;             // the two-timescale methods: eta_y / eta_x; 0: the theory rule's kappa^2
   std::optional<double> r1, r2, beta, mu;
-  double hybrid = 0.1;          // dm_hsgd's b
+  double hybrid = 0.1;          // dm_hsgd's and dm_gda's b
+  int refresh = 20;             // dream: exact local gradients every `refresh` iterations
+  double momentum = 0.5;        // dm_gda's theta
   AuxMode aux = AuxMode::Local;
   Backend backend = Backend::Sim;
   std::int64_t log_every = 0;   // 0: steps / 200
@@ -80,9 +89,8 @@ struct RunOptions {
 };
 
 std::vector<std::string> run_metrics();
-void run_ds_gda(nexp::RunContext& ctx);
-void run_gt_gda(nexp::RunContext& ctx);
-void run_dm_hsgd(nexp::RunContext& ctx);
+// The single-run methods (dsminimax.ds_gda, ...) are in plugin.cpp: they pick the back end, and the
+// comm one links LibTorch.
 
 // Result of one run to eps.
 struct Trace {
@@ -113,5 +121,20 @@ struct ScalingOptions {
   static void declare(nexp::Options<ScalingOptions>& o);
 };
 void run_kappa_scaling(nexp::RunContext& ctx);
+
+// ---- The comparison on one data set (dsminimax.compare): every method on one grid of step multiples,
+// over seeds; each method at its best grid value (least mean final ||grad Phi(xbar)||).
+struct CompareOptions {
+  std::vector<std::string> methods = {"ds_gda", "gt_gda", "dm_hsgd", "dream", "dm_gda"};
+  std::vector<double> step_grid = {0.25, 0.5, 1, 2, 4};  // multiples of each rule's step sizes
+  std::int64_t seeds = 5;
+  std::int64_t steps = 2000;       // gossip rounds per run
+  double target = 0.5;             // reported: the round from which ||grad Phi(xbar)|| stays <= target
+  std::int64_t log_every = 20;     // curve points (curves.csv)
+  RunOptions run;                  // the methods' own options (ratio, hybrid, refresh, momentum, ...)
+  static void declare(nexp::Options<CompareOptions>& o);
+};
+void run_compare(nexp::RunContext& ctx);
+std::vector<std::string> compare_metrics();
 
 }  // namespace dsminimax

@@ -8,6 +8,41 @@ namespace {
 
 using nexp::Direction;
 
+// One method on one data set, on the back end params.backend names.
+void run_single(nexp::RunContext& ctx, dsminimax::Algorithm a) {
+  using namespace dsminimax;
+  const auto o = ctx.options<RunOptions>();
+  auto& inst = ctx.dataset_as<Instance>();
+  const StepSizes s = steps_for(a, o, *inst.problem, inst.mixing.spectral_gap());
+  ctx.log().info("{}", inst.describe());
+  ctx.log().info("eta_x {:.4g}, eta_y {:.4g} (ratio {:.4g}), r1 {:.4g}, r2 {:.4g}, beta {:.4g}, mu {:.4g}", s.eta_x,
+                 s.eta_y, s.eta_y / s.eta_x, s.r1, s.r2, s.beta, s.mu);
+  std::unique_ptr<Network> net;
+  if (o.backend == Backend::Comm) net = make_comm_network(inst.mixing, ctx.comm());
+  else net = std::make_unique<SimNetwork>(inst.mixing);
+  const Trace tr = run_to_eps(*inst.problem, *net, a, s, o, ctx.seed(), [&](std::int64_t t, const Trace& x) {
+    ctx.log_metrics(t, {{"grad_phi_norm", x.grad_phi_norm},
+                        {"phi", x.phi},
+                        {"consensus_error", x.consensus},
+                        {"grad_calls", static_cast<double>(x.grad_calls)},
+                        {"comm_rounds", static_cast<double>(x.rounds)}});
+  });
+  if (tr.diverged) ctx.log().warn("diverged: ||grad Phi(xbar)|| left every bound");
+  ctx.summary("grad_phi_norm", tr.grad_phi_norm);
+  ctx.summary("phi", tr.phi);
+  ctx.summary("consensus_error", tr.consensus);
+  ctx.summary("iterations_to_eps", static_cast<double>(tr.iterations_to_eps));
+  ctx.summary("grad_calls", static_cast<double>(tr.grad_calls));
+  ctx.summary("comm_rounds", static_cast<double>(tr.rounds));
+  ctx.summary("spectral_gap", inst.mixing.spectral_gap());
+}
+
+void run_ds_gda(nexp::RunContext& ctx) { run_single(ctx, dsminimax::Algorithm::DsGda); }
+void run_gt_gda(nexp::RunContext& ctx) { run_single(ctx, dsminimax::Algorithm::GtGda); }
+void run_dm_hsgd(nexp::RunContext& ctx) { run_single(ctx, dsminimax::Algorithm::DmHsgd); }
+void run_dream(nexp::RunContext& ctx) { run_single(ctx, dsminimax::Algorithm::Dream); }
+void run_dm_gda(nexp::RunContext& ctx) { run_single(ctx, dsminimax::Algorithm::DmGda); }
+
 void register_metrics(nexp::Registrar& r) {
   r.metric("grad_phi_norm", Direction::Minimize, "||grad Phi(xbar)|| at the node average, Phi(x) = max_y f(x, y)");
   r.metric("phi", Direction::Minimize, "Phi(xbar)");
@@ -17,7 +52,7 @@ void register_metrics(nexp::Registrar& r) {
   r.metric("grad_calls", Direction::None, "local stochastic gradient evaluations, all nodes together");
   r.metric("comm_rounds", Direction::None, "gossip rounds (each node sends to each neighbour once per round)");
   r.metric("spectral_gap", Direction::None, "1 - max(|lambda_2(W)|, |lambda_M(W)|) of the gossip matrix");
-  for (const char* m : {"ds_gda", "gt_gda", "gt_gda_ratio1", "gt_gda_best_ratio", "dm_hsgd"})
+  for (const char* m : {"ds_gda", "gt_gda", "gt_gda_ratio1", "gt_gda_best_ratio", "dm_hsgd", "dream", "dm_gda"})
     for (const char* suffix : {"", "_rule"}) {
       const std::string name = std::string("slope_") + m + suffix;
       r.metric(name, Direction::Minimize,
@@ -30,8 +65,23 @@ void register_metrics(nexp::Registrar& r) {
     }
 }
 
+void register_compare_metrics(nexp::Registrar& r) {
+  for (const auto& name : dsminimax::compare_metrics()) {
+    const bool bound = name.size() > 7 && (name.compare(name.size() - 7, 7, "_ci_low") == 0 ||
+                                           name.compare(name.size() - 8, 8, "_ci_high") == 0);
+    const bool step = name.rfind("best_step_", 0) == 0;
+    const std::string what = step ? "the step multiple of the grid at which the method did best"
+                             : name.rfind("rounds", 0) == 0 || name.rfind("ds_gda_rounds", 0) == 0
+                                 ? "the round from which ||grad Phi(xbar)|| stays <= target (steps + 1: never), mean over seeds"
+                                 : "||grad Phi(xbar)|| after the last round, mean over seeds";
+    r.metric(name, bound || step ? Direction::None : Direction::Minimize,
+             bound ? "95% t bound of " + name.substr(0, name.rfind("_ci_")) : what);
+  }
+}
+
 void register_components(nexp::Registrar& r) {
   register_metrics(r);
+  register_compare_metrics(r);
   r.dataset<dsminimax::NcplOptions>(
       "dsminimax.ncpl", "nonconvex-PL minimax over M nodes, kappa set by A's spectrum, exact Phi and grad Phi",
       dsminimax::make_ncpl);
@@ -41,22 +91,40 @@ void register_components(nexp::Registrar& r) {
       dsminimax::make_logreg);
   const auto single = dsminimax::run_metrics();
   r.method("dsminimax.ds_gda", "decentralized doubly smoothed GDA: eta_x = eta_y, gradient tracking, local z, v",
-           dsminimax::run_ds_gda)
+           run_ds_gda)
       .options<dsminimax::RunOptions>()
       .produces(single)
       .accepts({"dsminimax.*"});
   r.method("dsminimax.gt_gda", "two-timescale decentralized GDA with gradient tracking (eta_y / eta_x = ratio)",
-           dsminimax::run_gt_gda)
+           run_gt_gda)
       .options<dsminimax::RunOptions>()
       .produces(single)
       .accepts({"dsminimax.*"});
   r.method("dsminimax.dm_hsgd", "DM-HSGD (Xian et al. 2021): hybrid variance-reduced estimator, gradient tracking",
-           dsminimax::run_dm_hsgd)
+           run_dm_hsgd)
       .options<dsminimax::RunOptions>()
       .produces(single)
       .accepts({"dsminimax.*"});
+  r.method("dsminimax.dream",
+           "DREAM (Chen, Ye, Luo 2024): recursive (SARAH) estimator with periodic exact refresh, gradient tracking",
+           run_dream)
+      .options<dsminimax::RunOptions>()
+      .produces(single)
+      .accepts({"dsminimax.*"});
+  r.method("dsminimax.dm_gda", "DM-GDA (Huang, Chen 2023): hybrid estimator and momentum in the iterates, gradient tracking",
+           run_dm_gda)
+      .options<dsminimax::RunOptions>()
+      .produces(single)
+      .accepts({"dsminimax.*"});
+  r.method("dsminimax.compare",
+           "every method on one grid of step multiples over seeds, each at its best: rounds to a target "
+           "||grad Phi(xbar)||, curves against rounds and gradient calls",
+           dsminimax::run_compare)
+      .options<dsminimax::CompareOptions>()
+      .produces(dsminimax::compare_metrics())
+      .accepts({"dsminimax.*"});
   std::vector<std::string> slopes;
-  for (const char* m : {"ds_gda", "gt_gda", "gt_gda_ratio1", "gt_gda_best_ratio", "dm_hsgd"})
+  for (const char* m : {"ds_gda", "gt_gda", "gt_gda_ratio1", "gt_gda_best_ratio", "dm_hsgd", "dream", "dm_gda"})
     for (const char* suffix : {"", "_rule"}) {
       const std::string name = std::string("slope_") + m + suffix;
       slopes.insert(slopes.end(), {name, name + "_lo", name + "_hi", std::string("censored_") + m + suffix});
@@ -71,10 +139,10 @@ void register_components(nexp::Registrar& r) {
 
 }  // namespace
 
-NEXP_PLUGIN(dsminimax, "0.1.0",
+NEXP_PLUGIN(dsminimax, "0.2.0",
             "Decentralized doubly smoothed minimax: smoothed gradients for both players, one step size scale",
             "Doubly smoothed decentralized stochastic minimax (NeurIPS 2026); centralized DS-GDA: Zheng, Zhu, So, "
             "Blanchet, Li, Universal gradient descent ascent method for nonconvex-nonconcave minimax optimization, "
             "NeurIPS 2023; DM-HSGD: Xian, Huang, Zhang, Huang, A faster decentralized algorithm for nonconvex "
-            "minimax problems, NeurIPS 2021",
+            "minimax problems, NeurIPS 2021; DREAM: Chen, Ye, Luo, AISTATS 2024; DM-GDA: Huang, Chen, 2023",
             register_components)

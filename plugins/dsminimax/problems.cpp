@@ -4,11 +4,10 @@
 #include <cmath>
 #include <functional>
 
-#include <Eigen/Cholesky>
-#include <Eigen/Eigenvalues>
 #include <Eigen/QR>
 #include <fmt/format.h>
 #include <nexp/error.hpp>
+#include <nexp/linalg.hpp>
 
 namespace dsminimax {
 
@@ -28,9 +27,7 @@ double spectral_norm(const Matrix& m) {  // sqrt of the largest eigenvalue of m^
 
 }  // namespace
 
-Vector symmetric_eigenvalues(const Matrix& m) {
-  return Eigen::SelfAdjointEigenSolver<Matrix>(m, Eigen::EigenvaluesOnly).eigenvalues();
-}
+Vector symmetric_eigenvalues(const Matrix& m) { return nexp::linalg::symmetric_eigen(m).values; }
 
 Ncpl::Ncpl(const NcplSpec& s) : spec_(s) {
   if (s.rank > s.dim_y || s.rank < 1)
@@ -64,14 +61,14 @@ Ncpl::Ncpl(const NcplSpec& s) : spec_(s) {
     b_max = std::max(b_max, spectral_norm(b_.back()));
   }
   q_ = b_bar_.transpose() * a_pinv_ * b_bar_;
-  Eigen::SelfAdjointEigenSolver<Matrix> qe(q_);
-  const double q_min = qe.eigenvalues()(0), q_max = qe.eigenvalues()(s.dim_x - 1);
+  const Vector qe = symmetric_eigenvalues(q_);
+  const double q_min = qe(0), q_max = qe(s.dim_x - 1);
   if (!(q_min > 1e-10 * q_max))
     throw nexp::ConfigError(fmt::format(
         "dsminimax.ncpl instance {}: Bbar^T A^+ Bbar has smallest eigenvalue {:.3g} (largest {:.3g}), so "
         "Phi(x) = max_y f(x, y) is unbounded below; use dim_x <= rank (found dim_x = {}, rank = {})",
         s.instance, q_min, q_max, s.dim_x, s.rank));
-  lower_bound_ = -0.5 * c_bar_.dot(q_.ldlt().solve(c_bar_));
+  lower_bound_ = -0.5 * c_bar_.dot(nexp::linalg::Ldlt(q_).solve(c_bar_));
   smoothness_ = std::max(2 * s.lam * s.a, 1.0) + b_max;
   pl_ = 1.0 / s.kappa;
 }

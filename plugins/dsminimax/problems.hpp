@@ -19,6 +19,7 @@
 //   Phi is bounded below iff Bbar^T A^+ Bbar is positive definite (checked when built; needs dx <= rank).
 // Stochastic oracle: the exact gradient plus N(0, sigma^2 I) noise; one Sample is one noise draw, so
 // a variance-reduced estimator that evaluates two points at one sample sees the same noise twice.
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -52,6 +53,8 @@ class Problem {
   // grad_x f_k(x, y; sample) and grad_y f_k(x, y; sample); a null sample: the exact local gradient.
   virtual void gradient(int node, const Vector& x, const Vector& y, const Sample* sample, Vector& gx,
                         Vector& gy) const = 0;
+  // What an exact local gradient costs, in stochastic oracle calls (a finite sum: its minibatches).
+  virtual std::int64_t exact_gradient_cost(int /*node*/) const { return 1; }
   virtual void project_y(Vector& /*y*/) const {}
   virtual double phi(const Vector& x) const = 0;
   virtual Vector grad_phi(const Vector& x) const = 0;
@@ -128,6 +131,10 @@ class RobustLogreg : public Problem {
   Sample draw(int node, nexp::Random& rng) const override;
   void gradient(int node, const Vector& x, const Vector& y, const Sample* sample, Vector& gx,
                 Vector& gy) const override;
+  std::int64_t exact_gradient_cost(int node) const override {
+    const auto rows = static_cast<std::int64_t>(d_.rows[static_cast<size_t>(node)].size());
+    return batch_ > 0 ? (rows + batch_ - 1) / batch_ : 1;
+  }
   void project_y(Vector& y) const override;
   double phi(const Vector& x) const override;
   Vector grad_phi(const Vector& x) const override;
@@ -145,8 +152,8 @@ class RobustLogreg : public Problem {
 // Euclidean projection onto the probability simplex (sort-based, O(n log n)).
 void project_simplex(Vector& y);
 
-// The eigenvalues of a symmetric matrix, ascending (Eigen's SelfAdjointEigenSolver, eigenvalues only).
-// Defined in problems.cpp, the one file that instantiates Eigen's decompositions.
+// The eigenvalues of a symmetric matrix, ascending (nexp::linalg::symmetric_eigen: Eigen's solver,
+// compiled once in core).
 Vector symmetric_eigenvalues(const Matrix& m);
 
 }  // namespace dsminimax

@@ -6,14 +6,9 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <functional>
-#include <thread>
-#include <unistd.h>
 
 #include <Eigen/LU>
-#include <nexp/comm.hpp>
 #include <nexp/error.hpp>
-#include <nexp/runtime/torch_runtime.hpp>
 
 #include "../algorithms.hpp"
 #include "../graph.hpp"
@@ -168,10 +163,10 @@ TEST(DsminimaxNcpl, UnboundedPhiIsRefused) {
 
 TEST(DsminimaxIteration, TrackerMeanEqualsMeanLocalEstimateEveryStep) {
   const Ncpl p(small_spec(8, 30, 0.1));
-  for (Algorithm a : {Algorithm::DsGda, Algorithm::GtGda, Algorithm::DmHsgd}) {
+  for (Algorithm a : {Algorithm::DsGda, Algorithm::GtGda, Algorithm::DmHsgd, Algorithm::Dream, Algorithm::DmGda}) {
     SimNetwork net(ring_mixing(8));
     StepSizes s = ds_gda_rule(p.smoothness(), p.pl_constant(), net.mixing().spectral_gap());
-    s.hybrid = 0.2;
+    s.hybrid = 0.2, s.refresh = 7, s.momentum = 0.5;
     Decentralized run(p, net, a, s, 5, Vector::Ones(p.dim_x()));
     for (int t = 0; t < 200; ++t) {
       run.step();
@@ -179,6 +174,28 @@ TEST(DsminimaxIteration, TrackerMeanEqualsMeanLocalEstimateEveryStep) {
       const Vector dsy = run.tracker_y().colwise().mean() - run.estimate_y().colwise().mean();
       ASSERT_LT(dsx.cwiseAbs().maxCoeff() + dsy.cwiseAbs().maxCoeff(), 1e-12) << "step " << t;
     }
+  }
+}
+
+// Under additive noise g(x; xi) = grad f_k(x) + n(xi), DREAM's recursive estimator
+// d+ = g(x+; xi) - g(x; xi) + d cancels the noise: once an exact refresh has set d, d is the exact local
+// gradient at every later step (to rounding). Before the first refresh it carries the first draw's noise.
+TEST(DsminimaxIteration, DreamEstimateIsExactAfterARefreshUnderAdditiveNoise) {
+  const Ncpl p(small_spec(8, 30, 0.5));
+  SimNetwork net(ring_mixing(8));
+  StepSizes s = gt_gda_rule(p.smoothness(), p.pl_constant(), net.mixing().spectral_gap(), 1);
+  s.refresh = 10;
+  Decentralized run(p, net, Algorithm::Dream, s, 2, Vector::Ones(p.dim_x()));
+  Vector gx, gy;
+  for (int t = 1; t <= 60; ++t) {
+    run.step();
+    double worst = 0;
+    for (int k = 0; k < 8; ++k) {
+      p.gradient(k, run.x().row(k).transpose(), Vector(run.y().row(k).transpose()), nullptr, gx, gy);
+      worst = std::max(worst, (run.estimate_x().row(k).transpose() - gx).cwiseAbs().maxCoeff());
+    }
+    if (t < 10) EXPECT_GT(worst, 1e-3) << "step " << t;  // the first draw's noise (sigma 0.5)
+    else EXPECT_LT(worst, 1e-10) << "step " << t;
   }
 }
 
@@ -210,87 +227,14 @@ TEST(DsminimaxIteration, NoSmoothingIsGtGdaAtRatioOne) {
   EXPECT_EQ(max_abs(ds.x() - gt.x()), 0.0);
 }
 
-// Runs `body` on `n` ranks of a Gloo world, one thread each (a FileStore in the temporary folder).
-void on_ranks(int n, const std::function<void(nexp::Comm&)>& body) {
-  const auto store = std::filesystem::temp_directory_path() /
-                     ("nexp-dsminimax-test-" + std::to_string(::getpid()) + "-" + std::to_string(n));
-  std::filesystem::remove(store);
-  std::vector<std::thread> threads;
-  std::vector<std::string> errors(static_cast<size_t>(n));
-  for (int k = 0; k < n; ++k)
-    threads.emplace_back([&, k] {
-      try {
-        nexp::CommSetup s;
-        s.rank = k, s.size = n, s.rendezvous = "file:" + store.string(), s.timeout_seconds = 60;
-        body(*nexp::require_torch_runtime().make_comm(s));
-      } catch (const std::exception& e) {
-        errors[static_cast<size_t>(k)] = e.what();
-      }
-    });
-  for (auto& t : threads) t.join();
-  std::filesystem::remove(store);
-  for (int k = 0; k < n; ++k) EXPECT_EQ(errors[static_cast<size_t>(k)], "") << "rank " << k;
-}
-
-// The comm back end (M / P nodes per rank, rows sent only along edges that cross ranks) follows the
-// sim back end's trajectory: every node's x to the last bit (one summation order) and xbar to 1e-12,
-// on a ring and an Erdos-Renyi graph, with stochastic gradients.
-TEST(DsminimaxComm, CommBackEndFollowsTheSimTrajectory) {
-  const Ncpl p(small_spec(8, 30, 0.05));
-  auto graph_rng = nexp::Random::stream(1, "graph");
-  for (const Mixing& w : {ring_mixing(8), erdos_renyi_mixing(8, 0.4, graph_rng)})
-    for (int ranks : {2, 4}) {
-      const StepSizes s = ds_gda_rule(p.smoothness(), p.pl_constant(), w.spectral_gap());
-      SimNetwork sim_net(w);
-      Decentralized sim(p, sim_net, Algorithm::DsGda, s, 9, Vector::Ones(p.dim_x()));
-      std::vector<Matrix> sim_x;
-      std::vector<Vector> sim_mean;
-      for (int t = 0; t < 200; ++t) sim.step(), sim_x.push_back(sim.x()), sim_mean.push_back(sim.mean_x());
-      std::vector<double> worst(static_cast<size_t>(ranks), -1);
-      std::vector<std::int64_t> sent(static_cast<size_t>(ranks));
-      on_ranks(ranks, [&](nexp::Comm& comm) {
-        auto net = make_comm_network(w, comm);
-        Decentralized run(p, *net, Algorithm::DsGda, s, 9, Vector::Ones(p.dim_x()));
-        double& err = worst[static_cast<size_t>(comm.rank())];
-        for (int t = 0; t < 200; ++t) {
-          run.step();
-          const Vector xbar = run.mean_x();
-          err = std::max(err, (xbar - sim_mean[static_cast<size_t>(t)]).cwiseAbs().maxCoeff());
-          err = std::max(err, max_abs(run.x() - sim_x[static_cast<size_t>(t)].middleRows(net->first(), net->local())));
-        }
-        sent[static_cast<size_t>(comm.rank())] = net->floats_sent();
-      });
-      for (int r = 0; r < ranks; ++r) {
-        EXPECT_GE(worst[static_cast<size_t>(r)], 0.0);
-        EXPECT_LE(worst[static_cast<size_t>(r)], 1e-12) << "rank " << r << " of " << ranks;
-      }
-      // Ring: a block of M / P consecutive nodes has two boundary nodes, each sending one packed row of
-      // 2 (dim_x + dim_y) floats per round to the one neighbouring rank across its boundary.
-      if (w.neighbours[0].size() == 2) {
-        for (int r = 0; r < ranks; ++r)
-          EXPECT_EQ(sent[static_cast<size_t>(r)], 200 * 2 * 2 * (p.dim_x() + p.dim_y())) << "rank " << r;
-      }
-    }
-}
-
-TEST(DsminimaxComm, NodesNotDivisibleByRanksIsAClearError) {
-  on_ranks(4, [](nexp::Comm& comm) {
-    try {
-      make_comm_network(ring_mixing(6), comm);
-      throw std::runtime_error("no error for 6 nodes over 4 ranks");
-    } catch (const nexp::ConfigError& e) {
-      if (std::string(e.what()).find("multiple of distributed.processes") == std::string::npos) throw;
-    }
-  });
-}
-
 TEST(DsminimaxIteration, EveryMethodReachesTheQuadraticSaddle) {
   const Quadratic p(6, 4, 3);
   const auto [xs, ys] = p.saddle();
-  for (Algorithm a : {Algorithm::DsGda, Algorithm::GtGda, Algorithm::DmHsgd}) {
+  for (Algorithm a : {Algorithm::DsGda, Algorithm::GtGda, Algorithm::DmHsgd, Algorithm::Dream, Algorithm::DmGda}) {
     SimNetwork net(ring_mixing(6));
     StepSizes s = a == Algorithm::DsGda ? ds_gda_rule(2, 1, net.mixing().spectral_gap())
                                         : gt_gda_rule(2, 1, net.mixing().spectral_gap(), 1);
+    s.momentum = a == Algorithm::DmGda ? 0.5 : 1;
     Decentralized run(p, net, a, s, 0, Vector::Ones(4));
     for (int t = 0; t < 20000; ++t) run.step();
     EXPECT_LT((run.mean_x() - xs).norm(), 1e-8) << static_cast<int>(a);
@@ -374,5 +318,23 @@ TEST(DsminimaxLogreg, LibsvmReaderNamesTheBadToken) {
   EXPECT_EQ(d.a.rows(), 2);
   EXPECT_EQ(d.a(1, 8), 1.0);
   EXPECT_EQ(d.b(0), 1.0);
+  std::filesystem::remove(file);
+}
+
+TEST(DsminimaxLogreg, CsvReaderTakesTheLabelColumnAndEveryOtherAsAFeature) {
+  const auto file = std::filesystem::temp_directory_path() / "dsminimax_table.csv";
+  {
+    std::ofstream out(file);
+    out << "f1,label,f2\n0.5,1,-2\n1.5,0,3\n2.5,-1,4e-1\n";
+  }
+  const LogregData d = read_csv_logreg(file, "label");
+  ASSERT_EQ(d.a.rows(), 3);
+  ASSERT_EQ(d.a.cols(), 2);
+  EXPECT_EQ(d.a(0, 0), 0.5);
+  EXPECT_EQ(d.a(2, 1), 0.4);
+  EXPECT_EQ(d.b(0), 1.0);
+  EXPECT_EQ(d.b(1), -1.0);
+  EXPECT_EQ(d.b(2), -1.0);
+  EXPECT_THROW(read_csv_logreg(file, "y"), nexp::DataError);  // no such column: the error lists them
   std::filesystem::remove(file);
 }
