@@ -37,6 +37,15 @@ function(nexp_target_defaults target)
   set_target_properties(${target} PROPERTIES CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
 endfunction()
 
+# The core library's target: nexp::core for a plugin built against an installed nexp, nexp_core in the tree.
+function(nexp_core_target out)
+  if(TARGET nexp::core)
+    set(${out} nexp::core PARENT_SCOPE)
+  else()
+    set(${out} nexp_core PARENT_SCOPE)
+  endif()
+endfunction()
+
 # Reuse the single precompiled <torch/torch.h> when it exists (in the nexp tree it does; an out-of-tree
 # plugin builds without it): a file of the C++ frontend drops from ~40 s to ~30 s, but any other file
 # pays ~8 s to load it, so a target marks the files that should not (SKIP_PRECOMPILE_HEADERS).
@@ -125,11 +134,7 @@ function(nexp_add_plugin slug)
       set(_tests_pch ON)
     endif()
   endforeach()
-  if(TARGET nexp::core)
-    set(_core nexp::core)
-  else()
-    set(_core nexp_core)
-  endif()
+  nexp_core_target(_core)
   set(_sdk ${_core})
   if(P_TORCH AND TARGET nexp::torch)
     list(APPEND _sdk nexp::torch ${TORCH_LIBRARIES})
@@ -211,4 +216,24 @@ function(nexp_add_plugin slug)
         ENVIRONMENT "OMP_NUM_THREADS=1;OMP_WAIT_POLICY=PASSIVE" WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
     endif()
   endif()
+endfunction()
+
+# nexp_add_torch_free_tests(<slug> <target> EXCLUDE <regex> TESTS <files...> [LIBRARIES <libs...>]): a second unit-test
+# executable for a TORCH plugin, over the plugin's object files minus those whose path matches <regex>
+# (the ones that use LibTorch), so that none of the processes ctest starts for these tests loads
+# LibTorch (about a second each on a loaded machine). Labelled `unit` and `<slug>` like TESTS.
+function(nexp_add_torch_free_tests slug target)
+  cmake_parse_arguments(T "" "EXCLUDE" "TESTS;LIBRARIES" ${ARGN})
+  if(NOT T_EXCLUDE OR NOT T_TESTS OR T_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "nexp_add_torch_free_tests(${slug} ${target}): expected EXCLUDE <regex> TESTS <files...>")
+  endif()
+  if(NOT (BUILD_TESTING OR NEXP_BUILD_TESTS))
+    return()
+  endif()
+  nexp_core_target(_core)
+  add_executable(${target} ${T_TESTS} "$<FILTER:$<TARGET_OBJECTS:nexp_${slug}_objects>,EXCLUDE,${T_EXCLUDE}>")
+  nexp_target_defaults(${target})
+  target_include_directories(${target} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+  target_link_libraries(${target} PRIVATE ${_core} ${T_LIBRARIES} GTest::gtest GTest::gtest_main)
+  nexp_discover_tests(${target} "${slug}." "unit;${slug}")
 endfunction()
