@@ -54,10 +54,9 @@ class CommNetwork final : public Network {
       send_rows_.push_back(send[peer]);
       recv_nodes_.push_back(nodes_of_peer);
     }
-    // The graph of ranks is symmetric (W is); each rank knows only its own list, which is all exchange reads.
-    for (int r = 0; r < ranks; ++r)
-      if (r != comm.rank()) ranks_graph[static_cast<size_t>(r)].clear();
+    // The graph of ranks is symmetric (W is); each rank fills only its own list, which is all exchange reads.
     peers_ = nexp::Graph{std::move(ranks_graph)};
+    for (int i = 0; i < local_; ++i) local_rows_.push_back(i);
   }
   int nodes() const override { return mixing_.nodes; }
   int first() const override { return first_; }
@@ -89,11 +88,9 @@ class CommNetwork final : public Network {
   }
 
   const Matrix& gather(const Matrix& in) override {
-    std::vector<int> rows(static_cast<size_t>(local_));
-    for (int i = 0; i < local_; ++i) rows[static_cast<size_t>(i)] = i;
     gathered_.resize(mixing_.nodes, in.cols());
     Eigen::Index k = 0;
-    for (const at::Tensor& part : comm_.all_gather(rows_to_tensor(in, rows))) {
+    for (const at::Tensor& part : comm_.all_gather(rows_to_tensor(in, local_rows_))) {
       const double* p = part.data_ptr<double>();
       for (int i = 0; i < local_; ++i, ++k)
         for (Eigen::Index c = 0; c < in.cols(); ++c) gathered_(k, c) = *p++;
@@ -107,6 +104,7 @@ class CommNetwork final : public Network {
   nexp::Graph peers_;
   std::vector<std::vector<int>> send_rows_;   // per neighbouring rank: local row indices sent
   std::vector<std::vector<int>> recv_nodes_;  // per neighbouring rank: global nodes received
+  std::vector<int> local_rows_;               // 0, 1, ..., local - 1
   Matrix halo_, gathered_;
 };
 

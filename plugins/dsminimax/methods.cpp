@@ -479,18 +479,6 @@ Curve run_curve(const Instance& inst, Algorithm a, const StepSizes& s, const Com
 
 }  // namespace
 
-std::vector<std::string> compare_metrics() {
-  std::vector<std::string> names;
-  for (const char* m : {"ds_gda", "gt_gda", "dm_hsgd", "dream", "dm_gda"})
-    for (const char* what : {"rounds_to_target_", "final_grad_norm_", "best_step_"}) {
-      names.push_back(what + std::string(m));
-      if (*what != 'b') names.push_back(what + std::string(m) + "_ci_low"), names.push_back(what + std::string(m) + "_ci_high");
-    }
-  names.insert(names.end(), {"ds_gda_rounds_minus_best_baseline", "ds_gda_rounds_minus_best_baseline_ci_low",
-                             "ds_gda_rounds_minus_best_baseline_ci_high"});
-  return names;
-}
-
 void run_compare(nexp::RunContext& ctx) {
   const auto o = ctx.options<CompareOptions>();
   const auto& inst = ctx.dataset_as<Instance>();

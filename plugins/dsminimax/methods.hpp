@@ -135,6 +135,5 @@ struct CompareOptions {
   static void declare(nexp::Options<CompareOptions>& o);
 };
 void run_compare(nexp::RunContext& ctx);
-std::vector<std::string> compare_metrics();
 
 }  // namespace dsminimax

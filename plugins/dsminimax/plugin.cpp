@@ -37,11 +37,6 @@ void run_single(nexp::RunContext& ctx, dsminimax::Algorithm a) {
   ctx.summary("spectral_gap", inst.mixing.spectral_gap());
 }
 
-void run_ds_gda(nexp::RunContext& ctx) { run_single(ctx, dsminimax::Algorithm::DsGda); }
-void run_gt_gda(nexp::RunContext& ctx) { run_single(ctx, dsminimax::Algorithm::GtGda); }
-void run_dm_hsgd(nexp::RunContext& ctx) { run_single(ctx, dsminimax::Algorithm::DmHsgd); }
-void run_dream(nexp::RunContext& ctx) { run_single(ctx, dsminimax::Algorithm::Dream); }
-void run_dm_gda(nexp::RunContext& ctx) { run_single(ctx, dsminimax::Algorithm::DmGda); }
 
 void register_metrics(nexp::Registrar& r) {
   r.metric("grad_phi_norm", Direction::Minimize, "||grad Phi(xbar)|| at the node average, Phi(x) = max_y f(x, y)");
@@ -65,23 +60,30 @@ void register_metrics(nexp::Registrar& r) {
     }
 }
 
-void register_compare_metrics(nexp::Registrar& r) {
-  for (const auto& name : dsminimax::compare_metrics()) {
-    const bool bound = name.size() > 7 && (name.compare(name.size() - 7, 7, "_ci_low") == 0 ||
-                                           name.compare(name.size() - 8, 8, "_ci_high") == 0);
-    const bool step = name.rfind("best_step_", 0) == 0;
-    const std::string what = step ? "the step multiple of the grid at which the method did best"
-                             : name.rfind("rounds", 0) == 0 || name.rfind("ds_gda_rounds", 0) == 0
-                                 ? "the round from which ||grad Phi(xbar)|| stays <= target (steps + 1: never), mean over seeds"
-                                 : "||grad Phi(xbar)|| after the last round, mean over seeds";
-    r.metric(name, bound || step ? Direction::None : Direction::Minimize,
-             bound ? "95% t bound of " + name.substr(0, name.rfind("_ci_")) : what);
+// The metrics of dsminimax.compare, registered; returns their names.
+std::vector<std::string> register_compare_metrics(nexp::Registrar& r) {
+  std::vector<std::string> names;
+  auto with_bounds = [&](const std::string& name, const std::string& what) {
+    r.metric(name, Direction::Minimize, what);
+    for (const char* bound : {"_ci_low", "_ci_high"})
+      r.metric(name + bound, Direction::None, "95% t bound of " + name);
+    names.insert(names.end(), {name, name + "_ci_low", name + "_ci_high"});
+  };
+  for (const char* m : {"ds_gda", "gt_gda", "dm_hsgd", "dream", "dm_gda"}) {
+    with_bounds(std::string("rounds_to_target_") + m,
+                "the round from which ||grad Phi(xbar)|| stays <= target (steps + 1: never), mean over seeds");
+    with_bounds(std::string("final_grad_norm_") + m, "||grad Phi(xbar)|| after the last round, mean over seeds");
+    names.push_back(std::string("best_step_") + m);
+    r.metric(names.back(), Direction::None, "the step multiple of the grid at which the method did best");
   }
+  with_bounds("ds_gda_rounds_minus_best_baseline",
+              "DS-GDA's rounds to the target minus those of the baseline with the fewest, paired over seeds");
+  return names;
 }
 
 void register_components(nexp::Registrar& r) {
   register_metrics(r);
-  register_compare_metrics(r);
+  const auto compare = register_compare_metrics(r);
   r.dataset<dsminimax::NcplOptions>(
       "dsminimax.ncpl", "nonconvex-PL minimax over M nodes, kappa set by A's spectrum, exact Phi and grad Phi",
       dsminimax::make_ncpl);
@@ -90,38 +92,33 @@ void register_components(nexp::Registrar& r) {
       "distributionally robust logistic regression (a9a or a LIBSVM file), nonconvex regulariser, exact Phi",
       dsminimax::make_logreg);
   const auto single = dsminimax::run_metrics();
-  r.method("dsminimax.ds_gda", "decentralized doubly smoothed GDA: eta_x = eta_y, gradient tracking, local z, v",
-           run_ds_gda)
-      .options<dsminimax::RunOptions>()
-      .produces(single)
-      .accepts({"dsminimax.*"});
-  r.method("dsminimax.gt_gda", "two-timescale decentralized GDA with gradient tracking (eta_y / eta_x = ratio)",
-           run_gt_gda)
-      .options<dsminimax::RunOptions>()
-      .produces(single)
-      .accepts({"dsminimax.*"});
-  r.method("dsminimax.dm_hsgd", "DM-HSGD (Xian et al. 2021): hybrid variance-reduced estimator, gradient tracking",
-           run_dm_hsgd)
-      .options<dsminimax::RunOptions>()
-      .produces(single)
-      .accepts({"dsminimax.*"});
-  r.method("dsminimax.dream",
-           "DREAM (Chen, Ye, Luo 2024): recursive (SARAH) estimator with periodic exact refresh, gradient tracking",
-           run_dream)
-      .options<dsminimax::RunOptions>()
-      .produces(single)
-      .accepts({"dsminimax.*"});
-  r.method("dsminimax.dm_gda", "DM-GDA (Huang, Chen 2023): hybrid estimator and momentum in the iterates, gradient tracking",
-           run_dm_gda)
-      .options<dsminimax::RunOptions>()
-      .produces(single)
-      .accepts({"dsminimax.*"});
+  const struct {
+    const char* name;
+    dsminimax::Algorithm algorithm;
+    const char* summary;
+  } single_runs[] = {
+      {"dsminimax.ds_gda", dsminimax::Algorithm::DsGda,
+       "decentralized doubly smoothed GDA: eta_x = eta_y, gradient tracking, local z, v"},
+      {"dsminimax.gt_gda", dsminimax::Algorithm::GtGda,
+       "two-timescale decentralized GDA with gradient tracking (eta_y / eta_x = ratio)"},
+      {"dsminimax.dm_hsgd", dsminimax::Algorithm::DmHsgd,
+       "DM-HSGD (Xian et al. 2021): hybrid variance-reduced estimator, gradient tracking"},
+      {"dsminimax.dream", dsminimax::Algorithm::Dream,
+       "DREAM (Chen, Ye, Luo 2024): recursive (SARAH) estimator with periodic exact refresh, gradient tracking"},
+      {"dsminimax.dm_gda", dsminimax::Algorithm::DmGda,
+       "DM-GDA (Huang, Chen 2023): hybrid estimator and momentum in the iterates, gradient tracking"},
+  };
+  for (const auto& m : single_runs)
+    r.method(m.name, m.summary, [a = m.algorithm](nexp::RunContext& ctx) { run_single(ctx, a); })
+        .options<dsminimax::RunOptions>()
+        .produces(single)
+        .accepts({"dsminimax.*"});
   r.method("dsminimax.compare",
            "every method on one grid of step multiples over seeds, each at its best: rounds to a target "
            "||grad Phi(xbar)||, curves against rounds and gradient calls",
            dsminimax::run_compare)
       .options<dsminimax::CompareOptions>()
-      .produces(dsminimax::compare_metrics())
+      .produces(compare)
       .accepts({"dsminimax.*"});
   std::vector<std::string> slopes;
   for (const char* m : {"ds_gda", "gt_gda", "gt_gda_ratio1", "gt_gda_best_ratio", "dm_hsgd", "dream", "dm_gda"})
