@@ -3,9 +3,9 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <fstream>
 #include <limits>
 
+#include <nexp/binary_file.hpp>
 #include <nexp/error.hpp>
 #include <nexp/stats.hpp>
 
@@ -199,77 +199,46 @@ LearnerResult Trainer::finish() const {
   return out;
 }
 
-// The checkpoint: one little-endian binary file of the loop's state (the held-out set, the two-stage
-// offline set and the query streams are functions of the seed and the step, so they are not stored).
+// The checkpoint: one binary file of the loop's state (nexp/binary_file.hpp; the held-out set, the
+// two-stage offline set and the query streams are functions of the seed and the step, so they are not stored).
 namespace {
-
 constexpr std::uint64_t kMagic = 0x6362706272'6c0001ull;  // "cbpbrl", version 1
-
-struct Writer {
-  std::ofstream out;
-  void u64(std::uint64_t v) { out.write(reinterpret_cast<const char*>(&v), sizeof v); }
-  void f64(double v) { out.write(reinterpret_cast<const char*>(&v), sizeof v); }
-  void mat(const MatrixXd& a) {
-    u64(static_cast<std::uint64_t>(a.rows())), u64(static_cast<std::uint64_t>(a.cols()));
-    out.write(reinterpret_cast<const char*>(a.data()), static_cast<std::streamsize>(sizeof(double) * a.size()));
-  }
-};
-
-struct Reader {
-  std::ifstream in;
-  std::string origin;
-  void raw(void* p, std::size_t n) {
-    in.read(static_cast<char*>(p), static_cast<std::streamsize>(n));
-    if (!in) throw nexp::DataError(fmt::format("{}: truncated checkpoint; expected more state, found end of file", origin));
-  }
-  std::uint64_t u64() { std::uint64_t v; raw(&v, sizeof v); return v; }
-  double f64() { double v; raw(&v, sizeof v); return v; }
-  MatrixXd mat() {
-    const auto r = u64(), c = u64();
-    if (r > 1u << 24 || c > 1u << 24) throw nexp::DataError(fmt::format("{}: corrupt checkpoint (a {}x{} matrix)", origin, r, c));
-    MatrixXd a(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(c));
-    raw(a.data(), sizeof(double) * a.size());
-    return a;
-  }
-};
-
 }  // namespace
 
 void Trainer::save(const std::filesystem::path& file) const {
-  Writer w{std::ofstream(file, std::ios::binary)};
-  w.u64(kMagic);
+  nexp::BinaryWriter w(file, kMagic);
   w.u64(static_cast<std::uint64_t>(k_));
   w.f64(lam_), w.f64(sq_sum_);
-  w.mat(x_.th), w.mat(x_.ph), w.mat(Q_), w.mat(pi_);
-  for (const Adam* a : {&adam_th_, &adam_ph_}) w.u64(static_cast<std::uint64_t>(a->t)), w.mat(a->m), w.mat(a->v);
+  w.matrix(x_.th), w.matrix(x_.ph), w.matrix(Q_), w.matrix(pi_);
+  for (const Adam* a : {&adam_th_, &adam_ph_}) w.u64(static_cast<std::uint64_t>(a->t)), w.matrix(a->m), w.matrix(a->v);
   const bool stored = cfg_.mode != Mode::TwoStage;  // the offline set is rebuilt from the seed
   w.u64(stored ? seen_.size() : 0);
   if (stored)
     for (const auto& q : seen_) {
-      w.mat(q.n1), w.mat(q.n2);
+      w.matrix(q.n1), w.matrix(q.n2);
       for (double v : {q.better, q.safer, q.unsafe1, q.unsafe2}) w.f64(v);
     }
-  if (!w.out) throw nexp::Error(fmt::format("cannot write the checkpoint {}", file.string()));
+  w.close();
 }
 
 void Trainer::load(const std::filesystem::path& file) {
-  Reader r{std::ifstream(file, std::ios::binary), file.string()};
-  if (!r.in) throw nexp::DataError(fmt::format("{}: cannot read the checkpoint", file.string()));
-  if (r.u64() != kMagic) throw nexp::DataError(fmt::format("{}: not a cb_pbrl checkpoint (version 1)", file.string()));
+  nexp::BinaryReader r(file, kMagic, "a cb_pbrl checkpoint (version 1)");
   k_ = static_cast<int>(r.u64());
   lam_ = r.f64(), sq_sum_ = r.f64();
-  x_.th = r.mat(), x_.ph = r.mat(), Q_ = r.mat(), pi_ = r.mat();
+  r.matrix(x_.th), r.matrix(x_.ph), r.matrix(Q_), r.matrix(pi_);
   for (Adam* a : {&adam_th_, &adam_ph_}) {
     a->t = static_cast<int>(r.u64());
-    a->m = r.mat(), a->v = r.mat();
+    r.matrix(a->m), r.matrix(a->v);
   }
   if (const auto n = r.u64(); n > 0) {  // 0 for two-stage, whose offline set the constructor rebuilt
+    if (n > (1u << 24)) throw nexp::DataError(fmt::format("{}: corrupt checkpoint ({} stored queries)", file.string(), n));
     seen_.assign(static_cast<std::size_t>(n), {});
     for (auto& q : seen_) {
-      q.n1 = r.mat(), q.n2 = r.mat();
+      r.matrix(q.n1), r.matrix(q.n2);
       q.better = r.f64(), q.safer = r.f64(), q.unsafe1 = r.f64(), q.unsafe2 = r.f64();
     }
   }
+  r.expect_end();
   if (x_.th.size() != g_.m.S || Q_.rows() != g_.m.S)
     throw nexp::DataError(fmt::format("{}: the checkpoint is for a world of {} states, this one has {}", file.string(),
                                       x_.th.size(), g_.m.S));

@@ -1,5 +1,7 @@
 // core/src/array_files.cpp: IDX and NPY headers, each a file a data set could meet, with the shape, type
-// and size it holds, or the DataError that refuses it.
+// and size it holds, or the DataError that refuses it. core/src/binary_file.cpp: a method's state file
+// read back as written, and refused when it is another format, short, or longer than what was read.
+#include <Eigen/Core>
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -7,6 +9,7 @@
 #include <string>
 
 #include "array_files.hpp"
+#include "nexp/binary_file.hpp"
 #include "nexp/error.hpp"
 #include "nexp/idx.hpp"
 #include "support.hpp"
@@ -133,4 +136,76 @@ TEST(ArrayFiles, ReadIdxRefusesAMissingOrShortFileWithTheHint) {
   const std::string cut = refusal([&] { read_idx(shortfile, "dataset 'x'", 0, "Run scripts/setup."); });
   EXPECT_NE(cut.find("short"), std::string::npos) << cut;
   EXPECT_NE(cut.find("Run scripts/setup."), std::string::npos) << cut;
+}
+
+TEST(BinaryFile, ReadsBackWhatWasWritten) {
+  test::TempDir dir;
+  const auto file = dir.path / "state.bin";
+  Eigen::MatrixXd w(3, 2);
+  w << 1, -2, 3.5, 1e-300, -0.0, 7;
+  const Eigen::VectorXd theta = Eigen::VectorXd::LinSpaced(5, -1, 1);
+  BinaryWriter out(file, 0x1234);
+  out.u64(42), out.f64(-0.1), out.text("mlp_edm"), out.doubles({1.5, 2.5}), out.matrix(w), out.matrix(theta);
+  out.close();
+
+  BinaryReader in(file, 0x1234, "a test state");
+  EXPECT_EQ(in.u64(), 42u);
+  EXPECT_EQ(in.f64(), -0.1);
+  EXPECT_EQ(in.text(), "mlp_edm");
+  EXPECT_EQ(in.doubles(), (std::vector<double>{1.5, 2.5}));
+  Eigen::MatrixXd w2;
+  Eigen::VectorXd theta2;
+  in.matrix(w2), in.matrix(theta2);
+  EXPECT_EQ(w2, w);  // bit for bit
+  EXPECT_EQ(theta2, theta);
+  EXPECT_NO_THROW(in.expect_end());
+}
+
+TEST(BinaryFile, RefusesAnotherFormatAShortFileAndTrailingBytes) {
+  test::TempDir dir;
+  const auto file = dir.path / "state.bin";
+  {
+    BinaryWriter out(file, 7);
+    out.u64(3), out.f64(1.0);
+    out.close();
+  }
+  const std::string tag = refusal([&] { BinaryReader(file, 8, "a test state"); });
+  EXPECT_NE(tag.find("not a test state"), std::string::npos) << tag;
+  const std::string missing = refusal([&] { BinaryReader(dir.path / "none.bin", 7, "a test state"); });
+  EXPECT_NE(missing.find("none.bin: cannot open"), std::string::npos) << missing;
+  const std::string trailing = refusal([&] {
+    BinaryReader in(file, 7, "a test state");
+    in.u64();
+    in.expect_end();
+  });
+  EXPECT_NE(trailing.find("bytes after its end"), std::string::npos) << trailing;
+  const std::string cut = refusal([&] {
+    BinaryReader in(file, 7, "a test state");
+    in.u64(), in.f64(), in.f64();
+  });
+  EXPECT_NE(cut.find("truncated a test state"), std::string::npos) << cut;
+  // 3 read as a string length is fine, but 3 rows by 2^62 columns is refused before any allocation.
+  {
+    BinaryWriter out(file, 7);
+    out.u64(3), out.u64(std::uint64_t{1} << 62);
+    out.close();
+  }
+  const std::string huge = refusal([&] {
+    BinaryReader in(file, 7, "a test state");
+    Eigen::MatrixXd m;
+    in.matrix(m);
+  });
+  EXPECT_NE(huge.find("corrupt a test state"), std::string::npos) << huge;
+  // A 3 x 2 matrix read into a vector.
+  {
+    BinaryWriter out(file, 7);
+    out.matrix(Eigen::MatrixXd(Eigen::MatrixXd::Zero(3, 2)));
+    out.close();
+  }
+  const std::string shape = refusal([&] {
+    BinaryReader in(file, 7, "a test state");
+    Eigen::VectorXd v;
+    in.matrix(v);
+  });
+  EXPECT_NE(shape.find("where a vector belongs"), std::string::npos) << shape;
 }
