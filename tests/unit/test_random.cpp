@@ -17,6 +17,15 @@ TEST(Random, MatchesTheReferenceAlgorithms) {
   EXPECT_EQ(nexp::mix64(0), 0xE220A8397B1DCDAFull);  // SplitMix64's first output from state 0
 }
 
+TEST(Random, StateContinuesTheStream) {
+  Random a = Random::stream(42, "pool");
+  for (int i = 0; i < 5; ++i) a.below(1000);
+  const auto saved = a.state();
+  Random b = Random::from_state(saved);
+  for (int i = 0; i < 100; ++i) EXPECT_EQ(a(), b()) << i;
+  EXPECT_EQ(Random::from_state(1, 2, 3, 4).state(), (std::array<std::uint64_t, 4>{1, 2, 3, 4}));
+}
+
 TEST(Random, StreamsAreDeterministicAndDistinct) {
   Random a = Random::stream({7, 1}), b = Random::stream({7, 1}), c = Random::stream({7, 2}), d = Random::stream({1, 7});
   const auto x = a();

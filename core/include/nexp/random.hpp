@@ -6,6 +6,7 @@
 // Independent streams: Random::stream({seed, replica, purpose}) mixes several words into one state, so
 // that replica r of seed s draws the same numbers however the replicas are scheduled.
 // Random::stream(seed, "purpose", index) names the purpose (RunContext::stream uses it).
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <initializer_list>
@@ -46,12 +47,14 @@ class Random {
   static Random stream(std::uint64_t seed, std::string_view purpose, std::uint64_t index = 0) {
     return stream({seed, fnv1a64(purpose), index});
   }
-  // The raw state, for known-answer tests and for checkpoints.
+  // The raw state, for known-answer tests and for checkpoints: from_state(state()) continues the stream.
   static Random from_state(std::uint64_t a, std::uint64_t b, std::uint64_t c, std::uint64_t d) {
     Random r;
     r.s_[0] = a, r.s_[1] = b, r.s_[2] = c, r.s_[3] = d;
     return r;
   }
+  static Random from_state(const std::array<std::uint64_t, 4>& s) { return from_state(s[0], s[1], s[2], s[3]); }
+  std::array<std::uint64_t, 4> state() const { return {s_[0], s_[1], s_[2], s_[3]}; }
 
   void reseed(std::uint64_t seed) {
     // SplitMix64: successive states of a Weyl sequence, each mixed.
