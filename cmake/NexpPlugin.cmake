@@ -237,3 +237,16 @@ function(nexp_add_torch_free_tests slug target)
   target_link_libraries(${target} PRIVATE ${_core} ${T_LIBRARIES} GTest::gtest GTest::gtest_main)
   nexp_discover_tests(${target} "${slug}." "unit;${slug}")
 endfunction()
+
+# nexp_add_plugin_cli_test(<slug> <name> <script>): a plugin's end-to-end shell test, `cli.<slug>.<name>`,
+# labelled `cli` and `<slug>`. The script runs from the source tree with NEXP (the executable), PLUGIN_DIR
+# (the plugin's folder) and SOURCE_DIR set, and sources tests/cli/plugin_lib.sh for its scratch folder
+# and helpers. Only where the `nexp` executable is part of the build.
+function(nexp_add_plugin_cli_test slug name script)
+  if(NOT TARGET nexp OR NOT (BUILD_TESTING OR NEXP_BUILD_TESTS))
+    return()
+  endif()
+  add_test(NAME cli.${slug}.${name} COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/${script})
+  set_tests_properties(cli.${slug}.${name} PROPERTIES LABELS "cli;${slug}"
+    ENVIRONMENT "NEXP=$<TARGET_FILE:nexp>;PLUGIN_DIR=$<TARGET_FILE_DIR:nexp_plugin_${slug}>;SOURCE_DIR=${PROJECT_SOURCE_DIR};OMP_NUM_THREADS=1")
+endfunction()

@@ -2,18 +2,11 @@
 # configs/design_bench/lica.yaml end to end on lica_fixture/ (LICA's folder layout: metadata.csv,
 # layouts/<template_id>/<layout_id>.json, images/...): the run completes and scores what the fixture
 # holds by hand; without a folder it fails with exit 2 and names the files LICA's download provides.
-set -euo pipefail
-: "${NEXP:?set by ctest}" "${PLUGIN_DIR:?set by ctest}" "${SOURCE_DIR:?set by ctest}"
+source "${SOURCE_DIR:?set by ctest}/tests/cli/plugin_lib.sh"
 fixture="$SOURCE_DIR/plugins/design_bench/tests/lica_fixture"
-work=$(mktemp -d /tmp/nexp-design-bench-lica-XXXXXX)
-trap 'rm -rf "$work"' EXIT
-cd "$SOURCE_DIR"
-export NEXP_RUNS_DIR="$work/runs"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-run() { "$NEXP" --plugin-dir "$PLUGIN_DIR" -q run configs/design_bench/lica.yaml "$@"; }
-summary() {  # the run folder of run's output -> its summary as JSON
-  local folder; folder=$(tail -n 1 <<<"$1" | awk '{print $3}')
-  python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1] + '/status.json'))['summary']))" "$folder"
+run() { nxp -q run configs/design_bench/lica.yaml "$@"; }
+summary() {  # run's output -> its run's summary as JSON
+  python3 -c "import json,sys; print(json.dumps(json.load(open(sys.argv[1] + '/status.json'))['summary']))" "$(folder "$1")"
 }
 
 # Sibling matching with font-Jaccard: 8 layouts, 4 templates; the two flyers and the three slides share

@@ -2,16 +2,9 @@
 # The comm back end end to end: `params.backend=comm` under `distributed: {processes: P}` (M / P nodes
 # per rank, Gloo) reports what the sim back end reports, to 1e-12 relative, for P = 2 and 4 (8 nodes,
 # stochastic gradients); 8 nodes over 3 processes exits 2 and says what to change.
-set -euo pipefail
-: "${NEXP:?set by ctest}" "${PLUGIN_DIR:?set by ctest}" "${SOURCE_DIR:?set by ctest}"
-work=$(mktemp -d /tmp/nexp-dsminimax-comm-XXXXXX)
-trap 'rm -rf "$work"' EXIT
-cd "$SOURCE_DIR"
-export NEXP_RUNS_DIR="$work/runs"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-run() { "$NEXP" --plugin-dir "$PLUGIN_DIR" -q run configs/dsminimax/ncpl.yaml dataset.noise=0.01 params.steps=200 \
+source "${SOURCE_DIR:?set by ctest}/tests/cli/plugin_lib.sh"
+run() { nxp -q run configs/dsminimax/ncpl.yaml dataset.noise=0.01 params.steps=200 \
           params.stop_at_eps=false seed=3 "$@"; }
-folder() { tail -n 1 <<<"$1" | awk '{print $3}'; }
 
 sim=$(folder "$(run)")
 for p in 2 4; do
