@@ -65,26 +65,43 @@ DriverParams driver_params(const std::string& driver, double rate, double amplit
   return p;
 }
 
-// A trained denoiser (mlp_edm, mlp_vp) on `data`; streams (seed, "train_<name>", index).
-std::unique_ptr<MlpDenoiser> train_denoiser(const std::string& name, const Mat& data, const SamplingOptions& o,
-                                            std::uint64_t seed, std::uint64_t index, spdlog::logger& log) {
-  auto rng = nexp::Random::stream(seed, "train_" + name, index);
+// A trained denoiser (mlp_edm, mlp_vp) for `data`, the training data of the data set `label` (a mixture's
+// kind, digits, fashion_mnist). Read from <params.load_denoisers>/<label>_<name>.bin when that folder is
+// given, else trained (streams (seed, "train_<name>", index)); written to artifacts/denoisers/ under the
+// same name when params.save_denoisers.
+std::unique_ptr<MlpDenoiser> trained_denoiser(const std::string& name, const std::string& label, const Mat& data,
+                                              const SamplingOptions& o, std::uint64_t index, nexp::RunContext& ctx) {
   const auto family = name == "mlp_vp" ? MlpDenoiser::Family::Vp : MlpDenoiser::Family::Edm;
-  auto d = std::make_unique<MlpDenoiser>(family, data, o.training(), rng);
-  log.info("fds: {} trained on {} samples ({} x {}, {} steps): loss {:.4f} over the last 10% of steps, {:.1f} s", name,
-           data.rows(), o.width, o.depth, o.train_steps, d->final_loss(), d->seconds());
+  const std::string file = label + "_" + name + ".bin";
+  std::unique_ptr<MlpDenoiser> d;
+  if (!o.load_denoisers.empty()) {
+    const auto path = std::filesystem::path(o.load_denoisers) / file;
+    d = MlpDenoiser::load(path, family, data);
+    ctx.log().info("fds: {} loaded from {} ({} x {}, trained {} steps: loss {:.4f})", name, path.string(), d->training().width,
+                   d->training().depth, d->training().steps, d->final_loss());
+  } else {
+    auto rng = nexp::Random::stream(ctx.seed(), "train_" + name, index);
+    d = std::make_unique<MlpDenoiser>(family, data, o.training(), rng);
+    ctx.log().info("fds: {} trained on {} samples ({} x {}, {} steps): loss {:.4f} over the last 10% of steps, {:.1f} s",
+                   name, data.rows(), o.width, o.depth, o.train_steps, d->final_loss(), d->seconds());
+  }
+  if (o.save_denoisers) {
+    const auto dir = ctx.artifacts_dir() / "denoisers";
+    std::filesystem::create_directories(dir);
+    d->save(dir / file);
+  }
   return d;
 }
 
-std::unique_ptr<Denoiser> make_denoiser(const std::string& name, const Mixture& m, const SamplingOptions& o,
-                                        std::uint64_t seed, std::uint64_t index, spdlog::logger& log) {
+std::unique_ptr<Denoiser> make_denoiser(const std::string& name, const Mixture& m, const std::string& kind,
+                                        const SamplingOptions& o, std::uint64_t index, nexp::RunContext& ctx) {
   if (name == "exact") return std::make_unique<MixtureDenoiser>(m);
   if (name == "exact_biased") {
-    auto rng = nexp::Random::stream(seed, "denoiser_error");
+    auto rng = ctx.stream("denoiser_error");
     return std::make_unique<BiasedMixtureDenoiser>(m, o.denoiser_error, rng);
   }
-  auto data_rng = nexp::Random::stream(seed, "train_data", index);
-  return train_denoiser(name, m.sample(static_cast<std::size_t>(o.train_samples), data_rng), o, seed, index, log);
+  auto data_rng = nexp::Random::stream(ctx.seed(), "train_data", index);
+  return trained_denoiser(name, kind, m.sample(static_cast<std::size_t>(o.train_samples), data_rng), o, index, ctx);
 }
 
 // Counts the time spent drawing increments (the driver's cost).
@@ -224,7 +241,15 @@ SamplerConfig sampler_config(const SamplingOptions& o, const std::string& sample
   return c;
 }
 
+void check_checkpoints(const SamplingOptions& o) {
+  if (!o.load_denoisers.empty() && !std::filesystem::is_directory(o.load_denoisers))
+    throw nexp::ConfigError(fmt::format("params.load_denoisers = '{}': no such folder; expected the artifacts/denoisers "
+                                        "folder of a run made with params.save_denoisers=true",
+                                        o.load_denoisers));
+}
+
 void check_sampling(const SamplingOptions& o) {
+  check_checkpoints(o);
   if (o.sigma_min >= o.sigma_max)
     throw nexp::ConfigError(fmt::format("params.sigma_min = {} must be below params.sigma_max = {}", o.sigma_min, o.sigma_max));
   if (o.eval_samples > o.samples)
@@ -285,6 +310,11 @@ void SamplingOptions::declare(nexp::Options<SamplingOptions>& o) {
   o.add("lr", &SamplingOptions::lr, "mlp_*: Adam learning rate (cosine decay to lr / 10)").range(1e-7, 1);
   o.add("train_samples", &SamplingOptions::train_samples, "mlp_* on a mixture: training samples drawn from it")
       .range(2, 100000000);
+  o.add("save_denoisers", &SamplingOptions::save_denoisers,
+        "mlp_*: write each trained denoiser to artifacts/denoisers/<data>_<denoiser>.bin");
+  o.add("load_denoisers", &SamplingOptions::load_denoisers,
+        "mlp_*: a folder of saved denoisers (a run's artifacts/denoisers) to load instead of training; they must have "
+        "been trained on this run's data (same data options, seed, train_samples)");
   o.add("denoiser_error", &SamplingOptions::denoiser_error, "exact_biased: size e of the weight and field errors").min(0);
   o.add("driver", &SamplingOptions::driver, "fds / fds_churn: the driver of the increments").choices(kDrivers);
   o.add("driver_steps", &SamplingOptions::driver_steps, "driver integration steps per sampler step (time-scale ratio)")
@@ -364,7 +394,7 @@ void run_sample(nexp::RunContext& ctx) {
   if (data.reference.rows() < o.eval_samples)
     throw nexp::ConfigError(fmt::format("params.eval_samples = {} exceeds dataset.reference = {}", o.eval_samples,
                                         data.reference.rows()));
-  const auto den = make_denoiser(o.denoiser, data.mixture, o, ctx.seed(), 0, ctx.log());
+  const auto den = make_denoiser(o.denoiser, data.mixture, data.kind, o, 0, ctx);
   Bench bench(data.mixture, data.reference, o, ctx.seed());
   if (o.write_samples) bench.keep_samples();
   const auto s = bench.run(*den, sampler_config(o, o.sampler, o.nfe, o.strength), o.driver, 0);
@@ -543,7 +573,7 @@ void run_frontier(nexp::RunContext& ctx) {
     Bench bench(mix, reference, o, ctx.seed());
     for (std::size_t di = 0; di < o.denoisers.size() && !stopped; ++di) {
       const auto& dn = o.denoisers[di];
-      const auto den = make_denoiser(dn, mix, o, ctx.seed(), ki, ctx.log());
+      const auto den = make_denoiser(dn, mix, o.kinds[ki], o, ki, ctx);
       for (std::size_t si = 0; si < o.samplers.size() && !stopped; ++si) {
         const auto& sampler = o.samplers[si];
         for (std::size_t ni = 0; ni < o.nfes.size() && !stopped; ++ni) {
@@ -603,7 +633,7 @@ void run_strength(nexp::RunContext& ctx) {
     const Mat reference = mix.sample(static_cast<std::size_t>(o.eval_samples), rr);
     Bench bench(mix, reference, o, ctx.seed());
     for (const auto& dn : o.denoisers) {
-      const auto den = make_denoiser(dn, mix, o, ctx.seed(), ki, ctx.log());
+      const auto den = make_denoiser(dn, mix, o.kinds[ki], o, ki, ctx);
       for (const auto& driver : o.drivers) {
         for (auto nfe64 : o.nfes) {
           const int nfe = static_cast<int>(nfe64);
@@ -763,6 +793,7 @@ void run_digits(nexp::RunContext& ctx) {
   check_list(o.denoisers, kMlpDenoisers, "denoisers");
   check_list(o.samplers, kFrontierSamplers, "samplers");
   check_list(o.drivers, kDrivers, "drivers");
+  check_checkpoints(o);
   if (o.strengths.empty()) throw nexp::ConfigError("params.strengths: the list is empty; give at least one strength in [0, 1]");
   const Digits data = o.data == "digits" ? read_digits(o.file) : read_fashion(o.images, o.image_size);
   const Eigen::Index dim = data.x.cols();
@@ -850,8 +881,8 @@ void run_digits(nexp::RunContext& ctx) {
   bool stopped = false;
   for (std::size_t di = 0; di < o.denoisers.size() && !stopped; ++di) {
     const auto& dn = o.denoisers[di];
-    const auto den = train_denoiser(dn, data.x, o, ctx.seed(), di, ctx.log());
-    training.row(dn, static_cast<std::int64_t>(o.train_steps), den->final_loss(), den->seconds());
+    const auto den = trained_denoiser(dn, o.data, data.x, o, di, ctx);
+    training.row(dn, static_cast<std::int64_t>(den->training().steps), den->final_loss(), den->seconds());
     ctx.summary(dn + "_loss", den->final_loss());
     for (const auto& e : entries) {
       for (auto nfe64 : o.nfes) {

@@ -51,6 +51,8 @@ struct SamplingOptions {
   int width = 256, depth = 3, train_steps = 4000, batch = 128;
   double lr = 1e-3;
   std::int64_t train_samples = 20000;
+  bool save_denoisers = false;  // write artifacts/denoisers/<data>_<denoiser>.bin
+  std::string load_denoisers;   // a folder of such files: loaded instead of trained
   MlpTraining training() const;
   std::string driver = "lorenz";   // gaussian | ou | telegraph | lorenz
   int driver_steps = 200;

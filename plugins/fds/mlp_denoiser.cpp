@@ -1,5 +1,9 @@
 #include "mlp_denoiser.hpp"
 
+#include <fmt/format.h>
+#include <nexp/binary_file.hpp>
+#include <nexp/error.hpp>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -36,17 +40,51 @@ Mat batch_rows(const Mat& data, int batch, nexp::Random& rng) {
 
 // ------------------------------------------------------------------ Mlp
 
-Mlp::Mlp(int in, int emb, int width, int depth, int out, nexp::Random& rng) : emb_(emb) {
-  sizes_.push_back(in + emb);
-  for (int l = 0; l < depth; ++l) sizes_.push_back(width);
-  sizes_.push_back(out);
-  Eigen::Index n = 0;
-  for (std::size_t l = 0; l + 1 < sizes_.size(); ++l) offset_.push_back(n), n += (sizes_[l] + 1) * sizes_[l + 1];
-  theta = Eigen::VectorXd::Zero(n);
+Mlp::Mlp(int in, int emb, int width, int depth, int out, nexp::Random& rng) {
+  std::vector<int> sizes{in + emb};
+  for (int l = 0; l < depth; ++l) sizes.push_back(width);
+  sizes.push_back(out);
+  set_layout(std::move(sizes), emb);
   for (std::size_t l = 0; l + 1 < sizes_.size(); ++l) {
     const double sd = std::sqrt((l + 2 < sizes_.size() ? 2.0 : 1.0) / sizes_[l]);  // He for SiLU layers
     for (Eigen::Index i = 0; i < sizes_[l] * sizes_[l + 1]; ++i) theta(offset_[l] + i) = sd * rng.normal();
   }
+}
+
+void Mlp::set_layout(std::vector<int> sizes, int emb) {
+  sizes_ = std::move(sizes), emb_ = emb, offset_.clear();
+  Eigen::Index n = 0;
+  for (std::size_t l = 0; l + 1 < sizes_.size(); ++l) offset_.push_back(n), n += (sizes_[l] + 1) * sizes_[l + 1];
+  theta = Eigen::VectorXd::Zero(n);
+}
+
+void Mlp::write(nexp::BinaryWriter& w) const {
+  w.u64(sizes_.size());
+  for (int s : sizes_) w.u64(static_cast<std::uint64_t>(s));
+  w.u64(static_cast<std::uint64_t>(emb_));
+  w.matrix(theta);
+}
+
+Mlp Mlp::read(nexp::BinaryReader& r) {
+  const auto layers = r.u64();
+  if (layers < 2 || layers > 64) throw nexp::DataError(fmt::format("{}: corrupt network ({} layer widths)", r.file().string(), layers));
+  std::vector<int> sizes;
+  for (std::uint64_t l = 0; l < layers; ++l) {
+    const auto s = r.u64();
+    if (s < 1 || s > 1u << 20) throw nexp::DataError(fmt::format("{}: corrupt network (a layer of {} units)", r.file().string(), s));
+    sizes.push_back(static_cast<int>(s));
+  }
+  const auto emb = r.u64();
+  if (emb != 0 && emb != static_cast<std::uint64_t>(kEmbedding))
+    throw nexp::DataError(fmt::format("{}: corrupt network (embedding of {} inputs)", r.file().string(), emb));
+  Mlp net;
+  net.set_layout(std::move(sizes), static_cast<int>(emb));
+  const auto expected = net.theta.size();
+  r.matrix(net.theta);
+  if (net.theta.size() != expected || net.theta.cols() != 1)
+    throw nexp::DataError(fmt::format("{}: corrupt network ({} parameters for layers that hold {})", r.file().string(),
+                                      net.theta.size(), expected));
+  return net;
 }
 
 Mat Mlp::input(const Mat& x, const Eigen::VectorXd& c) const {
@@ -168,7 +206,8 @@ void VpDenoiser::denoise(const Mat& x, double sigma, Mat& out) const {
 
 // ------------------------------------------------------------------ training
 
-MlpDenoiser::MlpDenoiser(Family family, const Mat& data, const MlpTraining& t, nexp::Random& rng) : family_(family) {
+MlpDenoiser::MlpDenoiser(Family family, const Mat& data, const MlpTraining& t, nexp::Random& rng)
+    : family_(family), training_(t), data_fingerprint_(data_fingerprint(data)) {
   check_training(t, data);
   const auto t0 = std::chrono::steady_clock::now();
   const int dim = static_cast<int>(data.cols());
@@ -221,6 +260,56 @@ void MlpDenoiser::denoise(const Mat& x, double sigma, Mat& out) const {
       [this](const Mat& xv, double ts, Mat& eps) { eps = net_.forward(xv, Eigen::VectorXd::Constant(xv.rows(), ts / 1000.0)); },
       vp_);
   wrap.denoise(x, sigma, out);
+}
+
+// ------------------------------------------------------------------ checkpoints
+
+namespace {
+constexpr std::uint64_t kCheckpointTag = 0x01'706c6d'736466ull;  // "fdsmlp", version 1
+const char* family_name(MlpDenoiser::Family f) { return f == MlpDenoiser::Family::Edm ? "mlp_edm" : "mlp_vp"; }
+}  // namespace
+
+std::uint64_t data_fingerprint(const Mat& data) {
+  const std::string shape = fmt::format("{}x{}:", data.rows(), data.cols());
+  const std::string_view bytes(reinterpret_cast<const char*>(data.data()), sizeof(double) * static_cast<std::size_t>(data.size()));
+  return nexp::fnv1a64(shape + std::string(bytes));
+}
+
+void MlpDenoiser::save(const std::filesystem::path& file) const {
+  nexp::BinaryWriter w(file, kCheckpointTag);
+  w.text(family_name(family_));
+  w.u64(data_fingerprint_);
+  w.f64(sigma_data_), w.f64(final_loss_), w.f64(seconds_);
+  for (int v : {training_.width, training_.depth, training_.steps, training_.batch}) w.u64(static_cast<std::uint64_t>(v));
+  w.f64(training_.lr);
+  net_.write(w);
+  w.close();
+}
+
+std::unique_ptr<MlpDenoiser> MlpDenoiser::load(const std::filesystem::path& file, Family family, const Mat& data) {
+  nexp::BinaryReader r(file, kCheckpointTag, "an fds denoiser checkpoint");
+  const std::string found = r.text();
+  if (found != family_name(family))
+    throw nexp::DataError(fmt::format("{}: holds an {} denoiser, this run asks for {}; point params.load_denoisers to "
+                                      "checkpoints of that family",
+                                      file.string(), found, family_name(family)));
+  std::unique_ptr<MlpDenoiser> d(new MlpDenoiser(family));
+  d->data_fingerprint_ = r.u64();
+  if (d->data_fingerprint_ != data_fingerprint(data))
+    throw nexp::DataError(fmt::format(
+        "{}: this {} denoiser was trained on other data than this run's ({} x {} training values; the fingerprints "
+        "differ); load it only with the data set options, seed and train_samples of the run that saved it",
+        file.string(), found, data.rows(), data.cols()));
+  d->sigma_data_ = r.f64(), d->final_loss_ = r.f64(), d->seconds_ = r.f64();
+  auto& t = d->training_;
+  for (int* v : {&t.width, &t.depth, &t.steps, &t.batch}) *v = static_cast<int>(r.u64());
+  t.lr = r.f64();
+  d->net_ = Mlp::read(r);
+  r.expect_end();
+  if (d->net_.outputs() != data.cols() || d->net_.inputs() != data.cols() + Mlp::kEmbedding)
+    throw nexp::DataError(fmt::format("{}: corrupt denoiser (a network from {} to {} values for {}-dimensional data)",
+                                      file.string(), d->net_.inputs(), d->net_.outputs(), data.cols()));
+  return d;
 }
 
 Classifier train_classifier(const Mat& x, const std::vector<int>& labels, int classes, double test_share,

@@ -17,12 +17,22 @@
 // The network F: input [x, emb(c)] (emb(c): c and cos / sin of c at 8 frequencies 1 .. 32; c = c_noise
 // for EDM, t / 1000 for VP), `depth` hidden layers of `width` SiLU units, a linear output. Parameters live
 // in one vector (Adam and the finite-difference test work on it directly).
+//
+// A trained denoiser is saved to and loaded from a checkpoint file (nexp/binary_file.hpp): the family,
+// sigma_data, the training options and loss, a fingerprint of the training data, and the network.
 #include <nexp/random.hpp>
 
+#include <filesystem>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "sampler.hpp"
+
+namespace nexp {
+class BinaryReader;
+class BinaryWriter;
+}  // namespace nexp
 
 namespace fds {
 
@@ -45,12 +55,18 @@ class Mlp {
 
   Eigen::VectorXd theta;  // all weights and biases, layer after layer (W_l column-major, then b_l)
   int inputs() const { return sizes_.empty() ? 0 : sizes_.front(); }
+  int outputs() const { return sizes_.empty() ? 0 : sizes_.back(); }
+
+  // The layer widths, the embedding size and theta; read() checks that theta fits the widths.
+  void write(nexp::BinaryWriter& w) const;
+  static Mlp read(nexp::BinaryReader& r);
 
  private:
   std::vector<int> sizes_;  // layer widths: in + emb, width x depth, out
   int emb_ = 0;
   std::vector<Eigen::Index> offset_;  // where W_l starts in theta
   Mat input(const Mat& x, const Eigen::VectorXd& c) const;
+  void set_layout(std::vector<int> sizes, int emb);
 };
 
 // Adam (Kingma and Ba 2015) on a parameter vector, beta 0.9 / 0.999, eps 1e-8.
@@ -105,6 +121,9 @@ struct MlpTraining {
   double lr = 1e-3;   // Adam; cosine decay to lr / 10 over `steps`
 };
 
+// A hash of a data matrix (its shape and the bytes of its values): which data a denoiser was trained on.
+std::uint64_t data_fingerprint(const Mat& data);
+
 // A trained denoiser and what its training did.
 class MlpDenoiser : public Denoiser {
  public:
@@ -113,17 +132,28 @@ class MlpDenoiser : public Denoiser {
   MlpDenoiser(Family family, const Mat& data, const MlpTraining& t, nexp::Random& rng);
   void denoise(const Mat& x, double sigma, Mat& out) const override;
 
+  // The checkpoint file (format tag "fdsmlp", version 1).
+  void save(const std::filesystem::path& file) const;
+  // Reads what save() wrote. A DataError (exit 2) when the file is not such a checkpoint, holds the other
+  // family, or was trained on other data than `data` (its fingerprint differs): loading stands in for
+  // training on `data`, so it must be the same data.
+  static std::unique_ptr<MlpDenoiser> load(const std::filesystem::path& file, Family family, const Mat& data);
+
   Family family() const { return family_; }
   double sigma_data() const { return sigma_data_; }
   double final_loss() const { return final_loss_; }  // mean training loss over the last 10% of steps
-  double seconds() const { return seconds_; }
+  double seconds() const { return seconds_; }       // training time (of the run that trained it)
+  const MlpTraining& training() const { return training_; }
   const Mlp& net() const { return net_; }
   Mlp& net() { return net_; }
 
  private:
+  explicit MlpDenoiser(Family family) : family_(family) {}
   Family family_;
   Mlp net_;
   VpSchedule vp_;
+  MlpTraining training_;
+  std::uint64_t data_fingerprint_ = 0;
   double sigma_data_ = 0.5, final_loss_ = 0, seconds_ = 0;
 };
 

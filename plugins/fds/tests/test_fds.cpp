@@ -5,6 +5,10 @@
 #include <Eigen/LU>
 
 #include <cmath>
+#include <filesystem>
+
+#include <nexp/error.hpp>
+#include <unistd.h>
 
 #include "drivers.hpp"
 #include "metrics.hpp"
@@ -435,4 +439,45 @@ TEST(Mlp, TrainingOnAGaussianApproachesTheExactDenoiser) {
     for (double s : {0.05, 0.5, 2.0})
       EXPECT_LT(gaussian_denoiser_error(d, m, v, s), 0.15) << (family == MlpDenoiser::Family::Edm ? "edm" : "vp") << " sigma " << s;
   }
+}
+
+TEST(Mlp, CheckpointLoadsTheSameDenoiserAndRefusesOtherData) {
+  const Mat data = normals(200, 3, 51, 0.7);
+  MlpTraining t;
+  t.width = 16, t.depth = 2, t.steps = 20, t.batch = 8;
+  nexp::Random rng(52);
+  const MlpDenoiser trained(MlpDenoiser::Family::Vp, data, t, rng);
+  const auto dir = std::filesystem::temp_directory_path() / ("nexp-fds-ckpt-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto file = dir / "gmm_mlp_vp.bin";
+  trained.save(file);
+
+  const auto loaded = MlpDenoiser::load(file, MlpDenoiser::Family::Vp, data);
+  EXPECT_EQ(loaded->sigma_data(), trained.sigma_data());
+  EXPECT_EQ(loaded->final_loss(), trained.final_loss());
+  EXPECT_EQ(loaded->training().steps, 20);
+  EXPECT_EQ(loaded->training().width, 16);
+  const Mat x = normals(7, 3, 53, 2.0);
+  Mat a, b;
+  for (double s : {0.01, 0.5, 30.0}) {
+    trained.denoise(x, s, a), loaded->denoise(x, s, b);
+    EXPECT_EQ(a, b) << s;  // bit for bit
+  }
+  auto refusal = [&](const std::filesystem::path& f, MlpDenoiser::Family family, const Mat& d) -> std::string {
+    try {
+      MlpDenoiser::load(f, family, d);
+    } catch (const nexp::DataError& e) {
+      return e.what();
+    }
+    return "(accepted)";
+  };
+  EXPECT_NE(refusal(file, MlpDenoiser::Family::Edm, data).find("holds an mlp_vp denoiser"), std::string::npos);
+  Mat other = data;
+  other(0, 0) += 1e-12;  // one value differs: other training data
+  EXPECT_NE(refusal(file, MlpDenoiser::Family::Vp, other).find("trained on other data"), std::string::npos);
+  // Cut short: the network's parameters end early.
+  const auto size = std::filesystem::file_size(file);
+  std::filesystem::resize_file(file, size - 8);
+  EXPECT_NE(refusal(file, MlpDenoiser::Family::Vp, data).find("truncated"), std::string::npos);
+  std::filesystem::remove_all(dir);
 }
