@@ -2,11 +2,14 @@
 
 #include <torch/torch.h>
 
+#include <nexp/binary_file.hpp>
 #include <nexp/torch.hpp>
 
 #include <fmt/format.h>
 
+#include <array>
 #include <chrono>
+#include <filesystem>
 #include <unordered_set>
 #include <vector>
 
@@ -156,6 +159,54 @@ at::Tensor irreducible_losses(const Mlp& pretrained, const ImagesData& data, con
 
 double accuracy_auc(const std::vector<double>& accuracies) { return nexp::stats::mean(accuracies); }
 
+// ---------------------------------------------------------------- checkpoints
+
+// What the loop carries from step to step besides the model, the optimizer and the running Fisher. The
+// pretrained weights, the projection and the irreducible losses are functions of the seed: a resumed run
+// rebuilds them and then loads the rest.
+struct LoopState {
+  std::int64_t step = 0;  // steps done
+  std::vector<double> forward_ms, select_ms, step_ms, noisy, dup, rank, accuracies;
+  nexp::Random pool_rng, select_rng, ref_rng;
+  std::vector<std::vector<double>*> series() {
+    return {&forward_ms, &select_ms, &step_ms, &noisy, &dup, &rank, &accuracies};
+  }
+  std::vector<nexp::Random*> streams() { return {&pool_rng, &select_rng, &ref_rng}; }
+};
+
+constexpr std::uint64_t kStateTag = 0x01'74636c'657366ull;  // "fselct", version 1
+
+void save_state(nexp::RunContext& ctx, Mlp& model, torch::optim::SGD& opt, const FisherEma& fisher, LoopState& s) {
+  ctx.save_checkpoint([&](const std::filesystem::path& dir) {
+    torch::save(model, (dir / "model.pt").string());
+    torch::save(opt, (dir / "optimizer.pt").string());
+    torch::save(fisher.fisher(), (dir / "fisher.pt").string());
+    nexp::BinaryWriter w(dir / "state.bin", kStateTag);
+    w.u64(static_cast<std::uint64_t>(s.step));
+    for (auto* v : s.series()) w.doubles(*v);
+    for (auto* r : s.streams())
+      for (std::uint64_t word : r->state()) w.u64(word);
+    w.close();
+  });
+}
+
+void load_state(const std::filesystem::path& dir, Mlp& model, torch::optim::SGD& opt, FisherEma& fisher, LoopState& s) {
+  torch::load(model, (dir / "model.pt").string());
+  torch::load(opt, (dir / "optimizer.pt").string());
+  at::Tensor f;
+  torch::load(f, (dir / "fisher.pt").string());
+  fisher.set(f);
+  nexp::BinaryReader r(dir / "state.bin", kStateTag, "a fisher_select.train checkpoint");
+  s.step = static_cast<std::int64_t>(r.u64());
+  for (auto* v : s.series()) *v = r.doubles();
+  for (auto* rng : s.streams()) {
+    std::array<std::uint64_t, 4> words{};
+    for (auto& word : words) word = r.u64();
+    *rng = nexp::Random::from_state(words);
+  }
+  r.expect_end();
+}
+
 }  // namespace
 
 void run_train(nexp::RunContext& ctx) {
@@ -175,13 +226,19 @@ void run_train(nexp::RunContext& ctx) {
                {}, FisherEma(o.fisher_decay, 0)};
   geo.projection_f32 = geo.projection.to(at::kFloat);
   torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(o.lr).momentum(o.momentum));
-  auto pool_rng = ctx.stream("pool"), select_rng = ctx.stream("select"), ref_rng = ctx.stream("reference");
+  LoopState st{0, {}, {}, {}, {}, {}, {}, {}, ctx.stream("pool"), ctx.stream("select"), ctx.stream("reference")};
+  if (auto dir = ctx.checkpoint()) {
+    load_state(*dir, model, opt, geo.fisher, st);
+    ctx.restore_rng_state();
+    ctx.log().info("resumed after step {} of {}", st.step, o.steps);
+  }
   const SelectorSettings settings{o.tau, o.lr / static_cast<double>(o.keep)};
 
-  std::vector<double> forward_ms, select_ms, step_ms, noisy, dup, rank, accuracies;
   auto bar = ctx.progress(o.steps, "fine-tune");
-  for (std::int64_t step = 1; step <= o.steps; ++step) {
-    const at::Tensor idx = draw(o.pool, data.train_x.size(0), pool_rng);
+  bar.set(st.step);
+  while (st.step < o.steps) {
+    const std::int64_t step = ++st.step;
+    const at::Tensor idx = draw(o.pool, data.train_x.size(0), st.pool_rng);
     // ---- the candidates' forward pass
     auto t0 = Clock::now();
     Pool pool;
@@ -192,7 +249,7 @@ void run_train(nexp::RunContext& ctx) {
       probs = torch::softmax(model->head(h), 1);
     }
     pool.labels = data.train_y.index_select(0, idx);
-    forward_ms.push_back(ms_since(t0));
+    st.forward_ms.push_back(ms_since(t0));
     // ---- the selection (the Fisher upkeep counts for the selectors that whiten)
     t0 = Clock::now();
     const at::Tensor q = class_embeddings(h, geo.projection_f32, data.classes);
@@ -206,23 +263,23 @@ void run_train(nexp::RunContext& ctx) {
     const double fisher_ms = ms_since(t0);
     t0 = Clock::now();
     if (o.selector == Selector::Greats || (uses_reference(o.selector) && o.reference == Reference::Holdout)) {
-      const at::Tensor r = draw(std::min(o.reference_size, data.holdout_x.size(0)), data.holdout_x.size(0), ref_rng);
+      const at::Tensor r = draw(std::min(o.reference_size, data.holdout_x.size(0)), data.holdout_x.size(0), st.ref_rng);
       pool.reference = mean_gradient(model, data.holdout_x.index_select(0, r), data.holdout_y.index_select(0, r),
                                      geo.projection_f32);
     } else if (uses_reference(o.selector)) {
       pool.reference = projected_gradients(pool.q, pool.probs, pool.labels).mean(0);
     }
     if (irreducible.defined()) pool.irreducible_loss = irreducible.index_select(0, idx);
-    const Selection sel = select(o.selector, pool, fisher, o.keep, settings, select_rng);
-    select_ms.push_back(ms_since(t0) + (uses_fisher(o.selector) ? fisher_ms : 0.0));
+    const Selection sel = select(o.selector, pool, fisher, o.keep, settings, st.select_rng);
+    st.select_ms.push_back(ms_since(t0) + (uses_fisher(o.selector) ? fisher_ms : 0.0));
     // ---- what was kept (metrics, outside the timings)
     const at::Tensor kept = torch::tensor(sel.picked);
     const at::Tensor chosen = idx.index_select(0, kept);
-    noisy.push_back(data.noisy.index_select(0, chosen).to(at::kDouble).mean().item<double>());
-    dup.push_back(data.duplicate.index_select(0, chosen).to(at::kDouble).mean().item<double>());
+    st.noisy.push_back(data.noisy.index_select(0, chosen).to(at::kDouble).mean().item<double>());
+    st.dup.push_back(data.duplicate.index_select(0, chosen).to(at::kDouble).mean().item<double>());
     const at::Tensor g = projected_gradients(pool.q.index_select(0, kept), pool.probs.index_select(0, kept),
                                              pool.labels.index_select(0, kept));
-    rank.push_back(effective_rank(whiten(g, fisher)));
+    st.rank.push_back(effective_rank(whiten(g, fisher)));
     // ---- one optimizer step on the kept k
     t0 = Clock::now();
     opt.zero_grad();
@@ -230,26 +287,30 @@ void run_train(nexp::RunContext& ctx) {
                                          data.train_y.index_select(0, chosen))
         .backward();
     opt.step();
-    step_ms.push_back(ms_since(t0));
+    st.step_ms.push_back(ms_since(t0));
     bar.advance();
     if (step % o.eval_every == 0 || step == o.steps) {
       const auto scores = nexp::score_predictions(ctx, step, "test", probabilities(model, data.test_x), data.test_y);
-      accuracies.push_back(scores.at("test_accuracy"));
-      ctx.log_metrics(step, {{"noisy_selected", nexp::stats::mean(noisy)},
-                             {"duplicate_selected", nexp::stats::mean(dup)}});
-      bar.note(fmt::format("accuracy {:.4f}", accuracies.back()));
+      st.accuracies.push_back(scores.at("test_accuracy"));
+      ctx.log_metrics(step, {{"noisy_selected", nexp::stats::mean(st.noisy)},
+                             {"duplicate_selected", nexp::stats::mean(st.dup)}});
+      bar.note(fmt::format("accuracy {:.4f}", st.accuracies.back()));
+      if (step < o.steps) save_state(ctx, model, opt, geo.fisher, st);
     }
-    if (ctx.stop_requested()) break;
+    if (ctx.stop_requested() && step < o.steps) {
+      if (step % o.eval_every != 0) save_state(ctx, model, opt, geo.fisher, st);
+      return;  // core marks the run interrupted; `nexp run --resume` continues after this step
+    }
   }
-  ctx.summary("test_accuracy_auc", accuracy_auc(accuracies));
-  ctx.summary("noisy_selected", nexp::stats::mean(noisy));
-  ctx.summary("duplicate_selected", nexp::stats::mean(dup));
+  ctx.summary("test_accuracy_auc", accuracy_auc(st.accuracies));
+  ctx.summary("noisy_selected", nexp::stats::mean(st.noisy));
+  ctx.summary("duplicate_selected", nexp::stats::mean(st.dup));
   ctx.summary("noisy_base", data.noisy.to(at::kDouble).mean().item<double>());
   ctx.summary("duplicate_base", data.duplicate.to(at::kDouble).mean().item<double>());
-  ctx.summary("selected_rank", nexp::stats::mean(rank));
-  ctx.summary("forward_ms", nexp::stats::median(forward_ms));
-  ctx.summary("select_ms", nexp::stats::median(select_ms));
-  ctx.summary("step_ms", nexp::stats::median(step_ms));
+  ctx.summary("selected_rank", nexp::stats::mean(st.rank));
+  ctx.summary("forward_ms", nexp::stats::median(st.forward_ms));
+  ctx.summary("select_ms", nexp::stats::median(st.select_ms));
+  ctx.summary("step_ms", nexp::stats::median(st.step_ms));
 }
 
 }  // namespace fisher_select
