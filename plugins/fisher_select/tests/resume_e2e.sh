@@ -3,16 +3,16 @@
 # (wherever the stop lands) exits 1, interrupted; `nexp run --resume` ends with the summary of the same
 # run left alone, to the last digit, and each evaluation step logged once.
 source "${SOURCE_DIR:?set by ctest}/tests/cli/plugin_lib.sh"
-args=(configs/fisher_select/smoke.yaml params.selector=gfv params.steps=1500 params.eval_every=100)
+args=(configs/fisher_select/smoke.yaml params.selector=gfv params.steps=1000 params.eval_every=100)
 
 full=$(folder "$(nxp -q run "${args[@]}" experiment=full)")
 
 # nexp itself in the background (not a function's subshell, which would not pass SIGINT on)
 "$NEXP" --plugin-dir "$PLUGIN_DIR" -q run "${args[@]}" experiment=stopped > "$work/stopped.out" 2> "$work/stopped.err" &
 pid=$!
-for _ in $(seq 3000); do  # up to 300 s for the first checkpoint (step 100)
+for _ in $(seq 6000); do  # up to 300 s for the first checkpoint (step 100)
   compgen -G "$work/runs/stopped/*/checkpoints/LATEST" > /dev/null && break
-  sleep 0.1
+  sleep 0.05
 done
 stopped=$(dirname "$(dirname "$(compgen -G "$work/runs/stopped/*/checkpoints/LATEST")")")
 kill -INT "$pid"
@@ -28,6 +28,6 @@ assert resumed["status"] == "completed", resumed["status"]
 for k in ["test_accuracy", "test_accuracy_auc", "noisy_selected", "duplicate_selected", "selected_rank"]:
     assert full["summary"][k] == resumed["summary"][k], (k, full["summary"][k], resumed["summary"][k])
 steps = [[json.loads(line)["step"] for line in open(f + "/metrics.jsonl")] for f in sys.argv[1:3]]
-assert steps[0] == steps[1] and steps[0][-1] == 1500, steps
+assert steps[0] == steps[1] and steps[0][-1] == 1000, steps
 PY
 echo "ok"
