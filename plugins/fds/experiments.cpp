@@ -80,7 +80,7 @@ std::unique_ptr<MlpDenoiser> trained_denoiser(const std::string& name, const std
     ctx.log().info("fds: {} loaded from {} ({} x {}, trained {} steps: loss {:.4f})", name, path.string(), d->training().width,
                    d->training().depth, d->training().steps, d->final_loss());
   } else {
-    auto rng = nexp::Random::stream(ctx.seed(), "train_" + name, index);
+    auto rng = ctx.stream("train_" + name, index);
     d = std::make_unique<MlpDenoiser>(family, data, o.training(), rng);
     ctx.log().info("fds: {} trained on {} samples ({} x {}, {} steps): loss {:.4f} over the last 10% of steps, {:.1f} s",
                    name, data.rows(), o.width, o.depth, o.train_steps, d->final_loss(), d->seconds());
@@ -100,7 +100,7 @@ std::unique_ptr<Denoiser> make_denoiser(const std::string& name, const Mixture& 
     auto rng = ctx.stream("denoiser_error");
     return std::make_unique<BiasedMixtureDenoiser>(m, o.denoiser_error, rng);
   }
-  auto data_rng = nexp::Random::stream(ctx.seed(), "train_data", index);
+  auto data_rng = ctx.stream("train_data", index);
   return trained_denoiser(name, kind, m.sample(static_cast<std::size_t>(o.train_samples), data_rng), o, index, ctx);
 }
 
