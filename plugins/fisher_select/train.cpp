@@ -165,6 +165,8 @@ double accuracy_auc(const std::vector<double>& accuracies) { return nexp::stats:
 // pretrained weights, the projection and the irreducible losses are functions of the seed: a resumed run
 // rebuilds them and then loads the rest.
 struct LoopState {
+  explicit LoopState(nexp::RunContext& ctx)
+      : pool_rng(ctx.stream("pool")), select_rng(ctx.stream("select")), ref_rng(ctx.stream("reference")) {}
   std::int64_t step = 0;  // steps done
   std::vector<double> forward_ms, select_ms, step_ms, noisy, dup, rank, accuracies;
   nexp::Random pool_rng, select_rng, ref_rng;
@@ -226,7 +228,7 @@ void run_train(nexp::RunContext& ctx) {
                {}, FisherEma(o.fisher_decay, 0)};
   geo.projection_f32 = geo.projection.to(at::kFloat);
   torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(o.lr).momentum(o.momentum));
-  LoopState st{0, {}, {}, {}, {}, {}, {}, {}, ctx.stream("pool"), ctx.stream("select"), ctx.stream("reference")};
+  LoopState st(ctx);
   if (auto dir = ctx.checkpoint()) {
     load_state(*dir, model, opt, geo.fisher, st);
     ctx.restore_rng_state();
@@ -295,12 +297,11 @@ void run_train(nexp::RunContext& ctx) {
       ctx.log_metrics(step, {{"noisy_selected", nexp::stats::mean(st.noisy)},
                              {"duplicate_selected", nexp::stats::mean(st.dup)}});
       bar.note(fmt::format("accuracy {:.4f}", st.accuracies.back()));
-      if (step < o.steps) save_state(ctx, model, opt, geo.fisher, st);
     }
-    if (ctx.stop_requested() && step < o.steps) {
-      if (step % o.eval_every != 0) save_state(ctx, model, opt, geo.fisher, st);
-      return;  // core marks the run interrupted; `nexp run --resume` continues after this step
-    }
+    // A checkpoint at every evaluation and on a stop request; none after the last step.
+    const bool stop = ctx.stop_requested() && step < o.steps;
+    if (step < o.steps && (step % o.eval_every == 0 || stop)) save_state(ctx, model, opt, geo.fisher, st);
+    if (stop) return;  // core marks the run interrupted; `nexp run --resume` continues after this step
   }
   ctx.summary("test_accuracy_auc", accuracy_auc(st.accuracies));
   ctx.summary("noisy_selected", nexp::stats::mean(st.noisy));
