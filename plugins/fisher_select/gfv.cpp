@@ -44,6 +44,12 @@ at::Tensor projected_gradients(const at::Tensor& q, const at::Tensor& probs, con
   return at::bmm(residual.unsqueeze(1), q).squeeze(1);
 }
 
+at::Tensor per_candidate(const at::Tensor& x, const at::Tensor& owner, std::int64_t n) {
+  std::vector<std::int64_t> shape = x.sizes().vec();
+  shape[0] = n;
+  return at::zeros(shape, x.options()).index_add_(0, owner, x);
+}
+
 at::Tensor model_fisher(const at::Tensor& q, const at::Tensor& probs) {
   // sum_y p_y (u - Q_y)(u - Q_y)^T with u = Q^T p equals Q^T (diag p - p p^T) Q.
   const at::Tensor u = at::bmm(probs.unsqueeze(1), q);  // [n, 1, D]

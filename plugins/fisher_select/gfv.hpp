@@ -22,6 +22,11 @@
 //   (G7) guarantee  for w >= 0, Phi is monotone submodular with Phi(empty) = 0, so greedy reaches
 //                   (1 - 1/e) of the best k-subset (Nemhauser, Wolsey and Fisher 1978)
 //
+// A candidate of several supervised tokens t (a response under teacher forcing) has the sum of their
+// updates, g_i = sum_t (p_t - e_{y_t}) (x) h~_t, and, the tokens' labels being independent given the
+// teacher-forced inputs, the sum of their Fishers, F_i = sum_t Q_t^T (diag p_t - p_t p_t^T) Q_t; an
+// image is a candidate of one token.
+//
 // Whitening uses the Cholesky factor L instead of the symmetric root F^1/2: z_i^T z_j is the same F^-1
 // inner product and det(I + L^-1 A L^-T) = det(I + F^-1 A), so (G3)-(G6) are unchanged.
 //
@@ -50,6 +55,9 @@ at::Tensor class_embeddings(const at::Tensor& h, const at::Tensor& projection, s
 
 // (G1) projected: Q_i^T (p_i - e_{y_i}): [n, D].
 at::Tensor projected_gradients(const at::Tensor& q, const at::Tensor& probs, const at::Tensor& labels);
+
+// Rows of x [T, ...] summed into the n candidates that own them (owner [T] in [0, n)): [n, ...].
+at::Tensor per_candidate(const at::Tensor& x, const at::Tensor& owner, std::int64_t n);
 
 // (G2) the mean of the closed-form per-sample Fisher over the batch: [D, D].
 at::Tensor model_fisher(const at::Tensor& q, const at::Tensor& probs);

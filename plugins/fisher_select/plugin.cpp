@@ -4,6 +4,7 @@
 
 #include "compare.hpp"
 #include "images.hpp"
+#include "sft.hpp"
 #include "train.hpp"
 
 namespace {
@@ -30,6 +31,11 @@ void register_components(nexp::Registrar& r) {
       "fisher_select.images",
       "MNIST-pretrained MLP tuned on Fashion-MNIST with label noise and near-duplicates (flags kept for metrics)",
       fisher_select::make_images);
+  r.dataset<fisher_select::sft::SftOptions>(
+      "fisher_select.sft",
+      "SFT simulator: a tiny transformer pretrained on copy/reverse, tuned on sort/add pairs with wrong, off-task "
+      "and near-duplicate responses (flags kept for metrics)",
+      fisher_select::sft::make_sft);
   r.method("fisher_select.train",
            "online batch selection: each step keeps k of n candidates (Gated Fisher Volume, ablations, baselines)",
            fisher_select::run_train)
@@ -37,7 +43,7 @@ void register_components(nexp::Registrar& r) {
       .produces({"test_accuracy", "test_accuracy_auc", "noisy_selected", "duplicate_selected", "noisy_base",
                  "duplicate_base", "selected_rank", "forward_ms", "select_ms", "step_ms"})
       .scores_predictions()
-      .accepts({"fisher_select.images"});
+      .accepts({"fisher_select.images", "fisher_select.sft"});
   for (const char* m : {"test_accuracy", "test_accuracy_auc"})
     r.metric(std::string(m) + "_vs_best", Direction::Maximize,
              std::string("selector minus the best baseline in ") + m + ", paired over seeds");

@@ -82,10 +82,14 @@ std::vector<std::int64_t> greats_greedy(const at::Tensor& g, const at::Tensor& g
   return picked;
 }
 
+at::Tensor candidate_gradients(const Pool& pool, const at::Tensor& labels) {
+  return per_candidate(projected_gradients(pool.q, pool.probs, labels), pool.owner, pool.n);
+}
+
 namespace {
 
 Selection gated(Selector s, const Pool& pool, const at::Tensor& fisher, std::int64_t k, const SelectorSettings& settings) {
-  const at::Tensor g = projected_gradients(pool.q, pool.probs, pool.labels);
+  const at::Tensor g = candidate_gradients(pool, pool.labels);
   const bool white = s != Selector::GfvNoWhiten;
   const at::Tensor z = white ? whiten(g, fisher) : g;
   Selection out;
@@ -103,8 +107,10 @@ Selection gated(Selector s, const Pool& pool, const at::Tensor& fisher, std::int
 
 Selection select(Selector s, const Pool& pool, const at::Tensor& fisher, std::int64_t k, const SelectorSettings& settings,
                  nexp::Random& rng) {
-  const std::int64_t n = pool.probs.size(0);
+  const std::int64_t n = pool.n;
   const at::Tensor& p = pool.probs;
+  const auto sum = [&](const at::Tensor& per_token) { return per_candidate(per_token, pool.owner, n); };
+  const auto mean = [&](const at::Tensor& per_token) { return sum(per_token) / sum(at::ones_like(per_token)); };
   switch (s) {
     case Selector::Gfv:
     case Selector::GfvNoWhiten:
@@ -119,23 +125,21 @@ Selection select(Selector s, const Pool& pool, const at::Tensor& fisher, std::in
       return {idx, {}};
     }
     case Selector::Loss:
-      return {top_k(cross_entropy(p, pool.labels), k), {}};
-    case Selector::GradNorm: {
-      const at::Tensor residual = p - at::one_hot(pool.labels, p.size(1)).to(p.scalar_type());
-      return {top_k(residual.norm(2, {1}) * with_bias(pool.h).norm(2, {1}), k), {}};
-    }
+      return {top_k(sum(cross_entropy(p, pool.labels)), k), {}};
+    case Selector::GradNorm:
+      return {top_k(sum(last_layer_gradients(p, pool.labels, pool.h)).norm(2, {1}), k), {}};
     case Selector::Entropy:
-      return {top_k(-(p * p.clamp_min(1e-12).log()).sum(1), k), {}};
+      return {top_k(mean(-(p * p.clamp_min(1e-12).log()).sum(1)), k), {}};
     case Selector::Margin: {
       const at::Tensor top2 = std::get<0>(p.topk(2, 1));
-      return {top_k(-(top2.select(1, 0) - top2.select(1, 1)), k), {}};
+      return {top_k(mean(top2.select(1, 1) - top2.select(1, 0)), k), {}};
     }
     case Selector::RhoLoss:
-      return {top_k(cross_entropy(p, pool.labels) - pool.irreducible_loss, k), {}};
+      return {top_k(sum(cross_entropy(p, pool.labels)) - pool.irreducible_loss, k), {}};
     case Selector::Badge:
-      return {kmeans_pp(projected_gradients(pool.q, p, p.argmax(1)), k, rng), {}};
+      return {kmeans_pp(candidate_gradients(pool, p.argmax(1)), k, rng), {}};
     case Selector::Greats:
-      return {greats_greedy(projected_gradients(pool.q, p, pool.labels), pool.reference, k, settings.eta), {}};
+      return {greats_greedy(candidate_gradients(pool, pool.labels), pool.reference, k, settings.eta), {}};
   }
   return {};
 }

@@ -9,8 +9,9 @@
 //   uniform       k of n uniformly without replacement
 //   loss          the k largest losses (Loshchilov and Hutter 2015; deterministic top-k, as in
 //                 Selective-Backprop's limit)
-//   gradnorm      the k largest last-layer gradient norms |p - e_y| |h~| (Katharopoulos and Fleuret 2018's
-//                 upper bound, exact for the last layer; top-k rather than importance sampling)
+//   gradnorm      the k largest last-layer gradient norms |sum_t (p_t - e_y_t) (x) h~_t|, |p - e_y| |h~| for an
+//                 image (Katharopoulos and Fleuret 2018's upper bound, exact for the last layer; top-k rather
+//                 than importance sampling)
 //   entropy       the k largest predictive entropies
 //   margin        the k smallest margins between the two most probable classes
 //   rholoss       the k largest reducible losses, loss - irreducible loss of a model trained on the
@@ -37,15 +38,22 @@ bool uses_fisher(Selector s);           // whitens by the running Fisher (its up
 bool uses_reference(Selector s);        // reads Pool::reference
 bool needs_irreducible_loss(Selector s);
 
-// What one forward pass over the n candidates gives (float64).
+// What one forward pass over the n candidates gives (float64), per supervised token: one per image,
+// the response tokens of an SFT pair. Per-candidate quantities sum over the candidate's tokens (the
+// loss, the gradient) or average them (entropy, margin).
 struct Pool {
-  at::Tensor probs;      // [n, C]
-  at::Tensor labels;     // [n], the observed labels
-  at::Tensor q;          // [n, C, D] class embeddings (gfv.hpp)
-  at::Tensor h;          // [n, H] features under the last layer
+  at::Tensor probs;      // [T, C]
+  at::Tensor labels;     // [T], the observed labels
+  at::Tensor q;          // [T, C, D] class embeddings (gfv.hpp)
+  at::Tensor h;          // [T, H] features under the last layer
+  at::Tensor owner;      // [T] the candidate of each token, in [0, n)
+  std::int64_t n = 0;    // candidates
   at::Tensor reference;  // [D] the projected reference gradient gbar (G4); greats: the held-out mean
   at::Tensor irreducible_loss;  // [n] (rholoss only)
 };
+
+// The candidates' projected last-layer gradients (G1) at the given token labels: [n, D].
+at::Tensor candidate_gradients(const Pool& pool, const at::Tensor& labels);
 
 struct SelectorSettings {
   double tau = 10;    // gate sharpness (G4)
@@ -67,7 +75,7 @@ std::vector<std::int64_t> top_k(const at::Tensor& scores, std::int64_t k);
 std::vector<std::int64_t> kmeans_pp(const at::Tensor& x, std::int64_t k, nexp::Random& rng);
 // GREATS' greedy: k picks maximising eta <g_i, g_val> - eta^2 <g_i, sum_S g_j>.
 std::vector<std::int64_t> greats_greedy(const at::Tensor& g, const at::Tensor& g_val, std::int64_t k, double eta);
-// Per-sample cross-entropy of probs [n, C] at labels [n].
+// Per-token cross-entropy of probs [T, C] at labels [T].
 at::Tensor cross_entropy(const at::Tensor& probs, const at::Tensor& labels);
 
 }  // namespace fisher_select

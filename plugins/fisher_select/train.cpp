@@ -3,7 +3,6 @@
 #include <torch/torch.h>
 
 #include <nexp/binary_file.hpp>
-#include <nexp/torch.hpp>
 
 #include <fmt/format.h>
 
@@ -14,7 +13,7 @@
 #include <vector>
 
 #include "gfv.hpp"
-#include "images.hpp"
+#include "learner.hpp"
 
 namespace fisher_select {
 
@@ -24,10 +23,12 @@ void TrainOptions::declare(nexp::Options<TrainOptions>& o) {
   o.add("pool", &TrainOptions::pool, "candidates n drawn per step").range(2, 100000);
   o.add("keep", &TrainOptions::keep, "candidates k kept per step (k <= n)").range(1, 100000);
   o.add("steps", &TrainOptions::steps, "optimizer steps").min(1);
-  o.add("lr", &TrainOptions::lr, "SGD learning rate of the fine-tuning").range(1e-6, 10);
-  o.add("momentum", &TrainOptions::momentum, "SGD momentum").range(0, 0.999);
+  o.add("optimizer", &TrainOptions::optimizer, "the fine-tuning optimizer, the same for every selector",
+        {{"sgd", OptimizerKind::Sgd}, {"adam", OptimizerKind::Adam}});
+  o.add("lr", &TrainOptions::lr, "learning rate of the fine-tuning").range(1e-6, 10);
+  o.add("momentum", &TrainOptions::momentum, "SGD momentum (sgd only)").range(0, 0.999);
   o.add("projection", &TrainOptions::projection,
-        "D: Gaussian projection of the last-layer gradients (0 = none, the full C(H+1) = 1290)")
+        "D: Gaussian projection of the last-layer gradients (0 = none, the full C(H+1): 1290 images, 1170 sft)")
       .range(0, 4096);
   o.add("tau", &TrainOptions::tau, "gate sharpness: w = sigmoid(tau a), a the F^-1 cosine with the reference (G4)")
       .range(0, 1000);
@@ -39,9 +40,9 @@ void TrainOptions::declare(nexp::Options<TrainOptions>& o) {
         "candidates of each pool whose closed-form Fisher enters the running estimate").min(1);
   o.add("reference", &TrainOptions::reference, "the gate's descent direction: the pool's mean gradient, or a clean "
         "held-out batch's", {{"pool", Reference::Pool}, {"holdout", Reference::Holdout}});
-  o.add("reference_size", &TrainOptions::reference_size, "held-out images per step for the reference (and greats)").min(1);
+  o.add("reference_size", &TrainOptions::reference_size, "held-out candidates per step for the reference (and greats)").min(1);
   o.add("eval_every", &TrainOptions::eval_every, "steps between test evaluations").min(1);
-  o.add("pretrain_epochs", &TrainOptions::pretrain_epochs, "epochs of MNIST pretraining (Adam)").min(0);
+  o.add("pretrain_epochs", &TrainOptions::pretrain_epochs, "epochs of pretraining (Adam): MNIST, or copy and reverse").min(0);
   o.add("pretrain_batch", &TrainOptions::pretrain_batch, "pretraining batch size").min(1);
   o.add("pretrain_lr", &TrainOptions::pretrain_lr, "pretraining Adam learning rate").range(1e-6, 1);
   o.add("il_epochs", &TrainOptions::il_epochs, "rholoss: epochs of the irreducible-loss model on the held-out split")
@@ -52,52 +53,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
-
-// ---------------------------------------------------------------- the network: 784-256-128, new head
-
-struct MlpImpl : torch::nn::Module {
-  torch::nn::Linear fc1{784, 256}, fc2{256, 128}, head{128, 10};
-  MlpImpl() {
-    register_module("fc1", fc1);
-    register_module("fc2", fc2);
-    register_module("head", head);
-  }
-  torch::Tensor features(const torch::Tensor& x) { return torch::relu(fc2(torch::relu(fc1(x)))); }
-  torch::Tensor forward(const torch::Tensor& x) { return head(features(x)); }
-  void new_head(std::int64_t classes) { head = replace_module("head", torch::nn::Linear(128, classes)); }
-};
-TORCH_MODULE(Mlp);
-
-void copy_weights(Mlp& to, const Mlp& from) {
-  torch::NoGradGuard no_grad;
-  auto dst = to->parameters();
-  auto src = from->parameters();
-  for (std::size_t i = 0; i < dst.size(); ++i) dst[i].copy_(src[i]);
-}
-
-// Adam on (x, y) for `epochs`, minibatches shuffled by `rng`.
-void fit(Mlp& model, const at::Tensor& x, const at::Tensor& y, std::int64_t epochs, std::int64_t batch, double lr,
-         nexp::Random& rng) {
-  torch::optim::Adam opt(model->parameters(), torch::optim::AdamOptions(lr));
-  const std::int64_t n = x.size(0);
-  std::vector<std::int64_t> order(static_cast<std::size_t>(n));
-  for (std::int64_t e = 0; e < epochs; ++e) {
-    for (std::int64_t i = 0; i < n; ++i) order[i] = i;
-    for (std::int64_t i = n - 1; i > 0; --i) std::swap(order[i], order[rng.below(i + 1)]);
-    for (std::int64_t s = 0; s < n; s += batch) {
-      const auto m = std::min(batch, n - s);
-      const at::Tensor idx = torch::tensor(std::vector<std::int64_t>(order.begin() + s, order.begin() + s + m));
-      opt.zero_grad();
-      torch::nn::functional::cross_entropy(model->forward(x.index_select(0, idx)), y.index_select(0, idx)).backward();
-      opt.step();
-    }
-  }
-}
-
-at::Tensor probabilities(Mlp& model, const at::Tensor& x) {
-  torch::NoGradGuard no_grad;
-  return torch::softmax(model->forward(x), 1).to(at::kDouble);
-}
 
 // n distinct indices of [0, size), uniformly.
 at::Tensor draw(std::int64_t n, std::int64_t size, nexp::Random& rng) {
@@ -110,54 +65,66 @@ at::Tensor draw(std::int64_t n, std::int64_t size, nexp::Random& rng) {
   return torch::tensor(out);
 }
 
-void validate(const TrainOptions& o, const ImagesData& data) {
+void validate(const TrainOptions& o, const Learner& learner) {
   auto fail = [](const std::string& what) { throw nexp::ConfigError("fisher_select.train: " + what); };
   if (o.keep > o.pool)
     fail(fmt::format("params.keep = {} exceeds params.pool = {}: a step keeps k of its n candidates, so k <= n; "
                      "lower keep or raise pool", o.keep, o.pool));
-  if (o.pool > data.train_x.size(0))
-    fail(fmt::format("params.pool = {} exceeds the {} training images of the data set; lower pool or raise "
-                     "dataset.train_size", o.pool, data.train_x.size(0)));
-  const std::int64_t width = data.classes * 129;
+  if (o.pool > learner.size(Split::Train))
+    fail(fmt::format("params.pool = {} exceeds the {} training candidates of the data set; lower pool or raise "
+                     "dataset.train_size", o.pool, learner.size(Split::Train)));
+  const std::int64_t width = learner.classes() * (learner.features() + 1);
   if (o.projection > width)
     fail(fmt::format("params.projection = {} is wider than the last-layer gradient ({} = C (H + 1)); use 1..{}, or 0 "
                      "for no projection", o.projection, width, width));
   const bool holdout = o.reference == Reference::Holdout || o.selector == Selector::Greats ||
                        needs_irreducible_loss(o.selector);
-  if (holdout && data.holdout_x.size(0) == 0)
-    fail(fmt::format("params.selector = {} with reference = {} needs held-out images, but dataset.holdout_size = 0; "
-                     "set dataset.holdout_size (e.g. 1000)",
+  if (holdout && learner.size(Split::Holdout) == 0)
+    fail(fmt::format("params.selector = {} with reference = {} needs held-out data, but dataset.holdout_size = 0; "
+                     "set dataset.holdout_size (e.g. 500)",
                      selector_name(o.selector), o.reference == Reference::Holdout ? "holdout" : "pool"));
   if (o.tau == 0 && (o.selector == Selector::Gfv || o.selector == Selector::GatedTopk))
     fail("params.tau = 0 makes the gate a constant 1/2 (use selector gfv_nogate for an ungated volume); "
          "choose tau > 0");
 }
 
+std::unique_ptr<torch::optim::Optimizer> make_optimizer(const TrainOptions& o, torch::nn::Module& model) {
+  if (o.optimizer == OptimizerKind::Adam)
+    return std::make_unique<torch::optim::Adam>(model.parameters(), torch::optim::AdamOptions(o.lr));
+  return std::make_unique<torch::optim::SGD>(model.parameters(), torch::optim::SGDOptions(o.lr).momentum(o.momentum));
+}
+
 // ---------------------------------------------------------------- one run
 
 struct Geometry {
-  at::Tensor projection, projection_f32;  // [C(H+1), D]
+  at::Tensor projection;  // [C(H+1), D] float32: the wide products run in single precision (8x faster here)
   FisherEma fisher;
 };
 
-at::Tensor mean_gradient(Mlp& model, const at::Tensor& x, const at::Tensor& y, const at::Tensor& projection) {
-  torch::NoGradGuard no_grad;
-  const at::Tensor h = model->features(x);
-  const at::Tensor p = torch::softmax(model->head(h), 1);
-  return projected_gradients(class_embeddings(h, projection, p.size(1)), p, y).mean(0).to(at::kDouble);
+// The pool of one step, in float64, from the candidates' forward pass.
+Pool make_pool(const Tokens& t, const at::Tensor& q) {
+  Pool pool;
+  pool.q = q.to(at::kDouble);
+  pool.probs = t.probs.to(at::kDouble);
+  pool.h = t.h.to(at::kDouble);
+  pool.labels = t.labels;
+  pool.owner = t.owner;
+  pool.n = t.candidates;
+  return pool;
 }
 
-at::Tensor irreducible_losses(const Mlp& pretrained, const ImagesData& data, const TrainOptions& o,
-                              nexp::RunContext& ctx) {
-  Mlp il;
-  copy_weights(il, pretrained);
-  il->new_head(data.classes);
-  auto rng = ctx.stream("irreducible");
-  fit(il, data.holdout_x, data.holdout_y, o.il_epochs, 64, o.pretrain_lr, rng);
-  return cross_entropy(probabilities(il, data.train_x), data.train_y);
+// (G2) the mean over the first m candidates of their closed-form Fishers (each the sum over its tokens).
+at::Tensor candidate_fisher(const Tokens& t, const at::Tensor& q, std::int64_t m) {
+  const std::int64_t tokens = t.owner.lt(m).sum().item<std::int64_t>();  // owners ascend: the first `tokens`
+  return model_fisher(q.narrow(0, 0, tokens), t.probs.narrow(0, 0, tokens)).to(at::kDouble) *
+         (static_cast<double>(tokens) / static_cast<double>(m));
 }
 
-double accuracy_auc(const std::vector<double>& accuracies) { return nexp::stats::mean(accuracies); }
+at::Tensor mean_gradient(Learner& learner, const at::Tensor& idx, const at::Tensor& projection) {
+  const Tokens t = learner.forward(Split::Holdout, idx);
+  const at::Tensor g = projected_gradients(class_embeddings(t.h, projection, learner.classes()), t.probs, t.labels);
+  return per_candidate(g, t.owner, t.candidates).mean(0).to(at::kDouble);
+}
 
 // ---------------------------------------------------------------- checkpoints
 
@@ -178,9 +145,10 @@ struct LoopState {
 
 constexpr std::uint64_t kStateTag = 0x01'74636c'657366ull;  // "fselct", version 1
 
-void save_state(nexp::RunContext& ctx, Mlp& model, torch::optim::SGD& opt, const FisherEma& fisher, LoopState& s) {
+void save_state(nexp::RunContext& ctx, Learner& learner, torch::optim::Optimizer& opt, const FisherEma& fisher,
+                LoopState& s) {
   ctx.save_checkpoint([&](const std::filesystem::path& dir) {
-    torch::save(model, (dir / "model.pt").string());
+    torch::save(learner.module(), (dir / "model.pt").string());
     torch::save(opt, (dir / "optimizer.pt").string());
     torch::save(fisher.fisher(), (dir / "fisher.pt").string());
     nexp::BinaryWriter w(dir / "state.bin", kStateTag);
@@ -192,7 +160,9 @@ void save_state(nexp::RunContext& ctx, Mlp& model, torch::optim::SGD& opt, const
   });
 }
 
-void load_state(const std::filesystem::path& dir, Mlp& model, torch::optim::SGD& opt, FisherEma& fisher, LoopState& s) {
+void load_state(const std::filesystem::path& dir, Learner& learner, torch::optim::Optimizer& opt, FisherEma& fisher,
+                LoopState& s) {
+  auto model = learner.module();
   torch::load(model, (dir / "model.pt").string());
   torch::load(opt, (dir / "optimizer.pt").string());
   at::Tensor f;
@@ -209,28 +179,26 @@ void load_state(const std::filesystem::path& dir, Mlp& model, torch::optim::SGD&
   r.expect_end();
 }
 
+double share(const at::Tensor& flags, const at::Tensor& chosen) {
+  return flags.index_select(0, chosen).to(at::kDouble).mean().item<double>();
+}
+
 }  // namespace
 
 void run_train(nexp::RunContext& ctx) {
   const auto o = ctx.options<TrainOptions>();
-  const auto& data = ctx.dataset_as<ImagesData>();
-  validate(o, data);
+  const std::unique_ptr<Learner> learner = make_learner(ctx);
+  validate(o, *learner);
+  learner->prepare(o, needs_irreducible_loss(o.selector), ctx);
+  const std::int64_t classes = learner->classes(), train_size = learner->size(Split::Train);
 
-  Mlp model;
-  auto pretrain_rng = ctx.stream("pretrain");
-  fit(model, data.pretrain_x, data.pretrain_y, o.pretrain_epochs, o.pretrain_batch, o.pretrain_lr, pretrain_rng);
-  ctx.log().info("pretrained on {} MNIST images: test accuracy on Fashion-MNIST is meaningless until the new head "
-                 "is tuned", data.pretrain_x.size(0));
-  const at::Tensor irreducible = needs_irreducible_loss(o.selector) ? irreducible_losses(model, data, o, ctx) : at::Tensor();
-  model->new_head(data.classes);
-
-  Geometry geo{gaussian_projection(data.classes, 128, o.projection, ctx.stream("projection")()),
-               {}, FisherEma(o.fisher_decay, 0)};
-  geo.projection_f32 = geo.projection.to(at::kFloat);
-  torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(o.lr).momentum(o.momentum));
+  Geometry geo{gaussian_projection(classes, learner->features(), o.projection, ctx.stream("projection")())
+                   .to(at::kFloat),
+               FisherEma(o.fisher_decay, 0)};
+  const auto opt = make_optimizer(o, *learner->module());
   LoopState st(ctx);
   if (auto dir = ctx.checkpoint()) {
-    load_state(*dir, model, opt, geo.fisher, st);
+    load_state(*dir, *learner, *opt, geo.fisher, st);
     ctx.restore_rng_state();
     ctx.log().info("resumed after step {} of {}", st.step, o.steps);
   }
@@ -240,74 +208,60 @@ void run_train(nexp::RunContext& ctx) {
   bar.set(st.step);
   while (st.step < o.steps) {
     const std::int64_t step = ++st.step;
-    const at::Tensor idx = draw(o.pool, data.train_x.size(0), st.pool_rng);
+    const at::Tensor idx = draw(o.pool, train_size, st.pool_rng);
     // ---- the candidates' forward pass
     auto t0 = Clock::now();
-    Pool pool;
-    at::Tensor h, probs;  // float32: the wide products below run in single precision (8x faster here)
-    {
-      torch::NoGradGuard no_grad;
-      h = model->features(data.train_x.index_select(0, idx));
-      probs = torch::softmax(model->head(h), 1);
-    }
-    pool.labels = data.train_y.index_select(0, idx);
+    const Tokens tokens = learner->forward(Split::Train, idx);
     st.forward_ms.push_back(ms_since(t0));
     // ---- the selection (the Fisher upkeep counts for the selectors that whiten)
     t0 = Clock::now();
-    const at::Tensor q = class_embeddings(h, geo.projection_f32, data.classes);
-    const std::int64_t m = std::min(o.fisher_samples, o.pool);  // the pool is a uniform draw: its first m are too
-    geo.fisher.update(model_fisher(q.narrow(0, 0, m), probs.narrow(0, 0, m)).to(at::kDouble));
-    pool.q = q.to(at::kDouble);
-    pool.probs = probs.to(at::kDouble);
-    pool.h = h.to(at::kDouble);
+    const at::Tensor q = class_embeddings(tokens.h, geo.projection, classes);
+    // the pool is a uniform draw: its first m candidates are too
+    geo.fisher.update(candidate_fisher(tokens, q, std::min(o.fisher_samples, o.pool)));
+    Pool pool = make_pool(tokens, q);
     const at::Tensor f = geo.fisher.fisher();
     const at::Tensor fisher = f + o.lambda * (f.trace() / f.size(0) + 1e-12) * at::eye(f.size(0), f.options());
     const double fisher_ms = ms_since(t0);
     t0 = Clock::now();
     if (o.selector == Selector::Greats || (uses_reference(o.selector) && o.reference == Reference::Holdout)) {
-      const at::Tensor r = draw(std::min(o.reference_size, data.holdout_x.size(0)), data.holdout_x.size(0), st.ref_rng);
-      pool.reference = mean_gradient(model, data.holdout_x.index_select(0, r), data.holdout_y.index_select(0, r),
-                                     geo.projection_f32);
+      const std::int64_t holdout = learner->size(Split::Holdout);
+      pool.reference = mean_gradient(*learner, draw(std::min(o.reference_size, holdout), holdout, st.ref_rng),
+                                     geo.projection);
     } else if (uses_reference(o.selector)) {
-      pool.reference = projected_gradients(pool.q, pool.probs, pool.labels).mean(0);
+      pool.reference = candidate_gradients(pool, pool.labels).mean(0);
     }
-    if (irreducible.defined()) pool.irreducible_loss = irreducible.index_select(0, idx);
+    if (needs_irreducible_loss(o.selector)) pool.irreducible_loss = learner->irreducible_losses().index_select(0, idx);
     const Selection sel = select(o.selector, pool, fisher, o.keep, settings, st.select_rng);
     st.select_ms.push_back(ms_since(t0) + (uses_fisher(o.selector) ? fisher_ms : 0.0));
     // ---- what was kept (metrics, outside the timings)
     const at::Tensor kept = torch::tensor(sel.picked);
     const at::Tensor chosen = idx.index_select(0, kept);
-    st.noisy.push_back(data.noisy.index_select(0, chosen).to(at::kDouble).mean().item<double>());
-    st.dup.push_back(data.duplicate.index_select(0, chosen).to(at::kDouble).mean().item<double>());
-    const at::Tensor g = projected_gradients(pool.q.index_select(0, kept), pool.probs.index_select(0, kept),
-                                             pool.labels.index_select(0, kept));
-    st.rank.push_back(effective_rank(whiten(g, fisher)));
+    st.noisy.push_back(share(learner->noisy(), chosen));
+    st.dup.push_back(share(learner->duplicate(), chosen));
+    st.rank.push_back(effective_rank(whiten(candidate_gradients(pool, pool.labels).index_select(0, kept), fisher)));
     // ---- one optimizer step on the kept k
     t0 = Clock::now();
-    opt.zero_grad();
-    torch::nn::functional::cross_entropy(model->forward(data.train_x.index_select(0, chosen)),
-                                         data.train_y.index_select(0, chosen))
-        .backward();
-    opt.step();
+    opt->zero_grad();
+    learner->loss(chosen).backward();
+    opt->step();
     st.step_ms.push_back(ms_since(t0));
     bar.advance();
     if (step % o.eval_every == 0 || step == o.steps) {
-      const auto scores = nexp::score_predictions(ctx, step, "test", probabilities(model, data.test_x), data.test_y);
-      st.accuracies.push_back(scores.at("test_accuracy"));
+      st.accuracies.push_back(learner->evaluate(ctx, step));
       ctx.log_metrics(step, {{"noisy_selected", nexp::stats::mean(st.noisy)},
                              {"duplicate_selected", nexp::stats::mean(st.dup)}});
       bar.note(fmt::format("accuracy {:.4f}", st.accuracies.back()));
     }
     // A checkpoint at every evaluation and on a stop request; none after the last step.
     const bool stop = ctx.stop_requested() && step < o.steps;
-    if (step < o.steps && (step % o.eval_every == 0 || stop)) save_state(ctx, model, opt, geo.fisher, st);
+    if (step < o.steps && (step % o.eval_every == 0 || stop)) save_state(ctx, *learner, *opt, geo.fisher, st);
     if (stop) return;  // core marks the run interrupted; `nexp run --resume` continues after this step
   }
-  ctx.summary("test_accuracy_auc", accuracy_auc(st.accuracies));
+  ctx.summary("test_accuracy_auc", nexp::stats::mean(st.accuracies));
   ctx.summary("noisy_selected", nexp::stats::mean(st.noisy));
   ctx.summary("duplicate_selected", nexp::stats::mean(st.dup));
-  ctx.summary("noisy_base", data.noisy.to(at::kDouble).mean().item<double>());
-  ctx.summary("duplicate_base", data.duplicate.to(at::kDouble).mean().item<double>());
+  ctx.summary("noisy_base", learner->noisy().to(at::kDouble).mean().item<double>());
+  ctx.summary("duplicate_base", learner->duplicate().to(at::kDouble).mean().item<double>());
   ctx.summary("selected_rank", nexp::stats::mean(st.rank));
   ctx.summary("forward_ms", nexp::stats::median(st.forward_ms));
   ctx.summary("select_ms", nexp::stats::median(st.select_ms));

@@ -1,13 +1,14 @@
 #pragma once
 // fisher_select.train: online batch selection during fine-tuning, every selector under one budget.
 //
-// Each step draws n = `pool` candidates uniformly from the training split, runs one forward pass over
-// them (no gradients), lets the selector keep k = `keep`, and takes one optimizer step on those k.
+// Each step draws n = `pool` candidates uniformly from the training split (images of
+// fisher_select.images, prompt -> response pairs of fisher_select.sft; learner.hpp), runs one forward
+// pass over them (no gradients), lets the selector keep k = `keep`, and takes one optimizer step on those k.
 // Every selector starts from the same pretrained weights and new head (seeded by the run's seed alone),
 // sees the same candidate pools (stream "pool") and takes the same number of steps with the same
 // optimizer; only which k are kept differs.
 //
-// Reported (summary): test_accuracy (final), test_accuracy_auc (mean over the evaluations after step
+// Reported (summary): test_accuracy (final; greedy exact match for sft), test_accuracy_auc (mean over the evaluations after step
 // 0), noisy_selected and duplicate_selected (shares of the kept candidates), selected_rank (mean
 // effective rank of the kept candidates' whitened updates, gfv.hpp), forward_ms, select_ms and
 // step_ms (medians per step: the candidate forward pass; the selection beyond it, the Fisher upkeep
@@ -21,10 +22,12 @@
 namespace fisher_select {
 
 enum class Reference { Pool, Holdout };
+enum class OptimizerKind { Sgd, Adam };
 
 struct TrainOptions {
   Selector selector = Selector::Gfv;
   std::int64_t pool = 256, keep = 32, steps = 2000;
+  OptimizerKind optimizer = OptimizerKind::Sgd;
   double lr = 0.01, momentum = 0.9;
   std::int64_t projection = 128;
   double tau = 10, lambda = 0.1, fisher_decay = 0.1;

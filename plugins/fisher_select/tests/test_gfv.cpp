@@ -12,6 +12,7 @@
 #include "gfv.hpp"
 #include "images.hpp"
 #include "selectors.hpp"
+#include "sft.hpp"
 
 using namespace fisher_select;
 
@@ -54,6 +55,34 @@ TEST(fisher_select, ClosedFormLastLayerGradientsEqualAutogradPerSample) {
     const at::Tensor autograd = at::cat({w.grad(), b.grad().unsqueeze(1)}, 1).reshape({-1});
     EXPECT_LT((closed[i] - autograd).abs().max().item<double>(), 1e-12) << "sample " << i;
   }
+}
+
+// A candidate of several tokens: the summed closed form is the autograd gradient of its summed token
+// losses, and the sum of its tokens' Fishers is the explicit expectation over the joint labels drawn
+// from the model (independent given the teacher-forced inputs).
+TEST(fisher_select, SequenceUpdatesAndFishersSumOverTheirTokens) {
+  at::manual_seed(11);
+  const std::int64_t hdim = 4, c = 3, d = 5;
+  const at::Tensor owner = at::tensor(std::vector<std::int64_t>{0, 0, 1, 1, 1});
+  const at::Tensor h = at::randn({5, hdim}, kF64);
+  const at::Tensor labels = at::randint(c, {5}, at::kLong);
+  at::Tensor w = at::randn({c, hdim}, kF64).requires_grad_(), b = at::randn({c}, kF64).requires_grad_();
+  const at::Tensor probs = at::softmax(h.matmul(w.t()) + b, 1).detach();
+  const at::Tensor closed = per_candidate(last_layer_gradients(probs, labels, h), owner, 2);
+  at::cross_entropy_loss(h.slice(0, 2).matmul(w.t()) + b, labels.slice(0, 2), {}, at::Reduction::Sum).backward();
+  const at::Tensor autograd = at::cat({w.grad(), b.grad().unsqueeze(1)}, 1).reshape({-1});
+  EXPECT_LT((closed[1] - autograd).abs().max().item<double>(), 1e-12);
+
+  const at::Tensor p = gaussian_projection(c, hdim, d, 5), q = class_embeddings(h, p, c);
+  at::Tensor explicit_f = at::zeros({d, d}, kF64);  // candidate 0: tokens 0 and 1, labels (y0, y1)
+  for (std::int64_t y0 = 0; y0 < c; ++y0)
+    for (std::int64_t y1 = 0; y1 < c; ++y1) {
+      const at::Tensor y = at::tensor(std::vector<std::int64_t>{y0, y1});
+      const at::Tensor g = projected_gradients(q.slice(0, 0, 2), probs.slice(0, 0, 2), y).sum(0);
+      explicit_f += probs[0][y0].item<double>() * probs[1][y1].item<double>() * at::outer(g, g);
+    }
+  const at::Tensor summed = 2 * model_fisher(q.slice(0, 0, 2), probs.slice(0, 0, 2));
+  EXPECT_LT((summed - explicit_f).abs().max().item<double>(), 1e-12);
 }
 
 // The projected route Q_i^T (p_i - e_y) equals P^T g_i, and D = 0 is the identity.
@@ -197,17 +226,21 @@ TEST(fisher_select, GateIsOneHalfWhenOrthogonalAndIncreasesWithAlignment) {
               1e-12);
 }
 
-// Every selector returns k distinct indices of the pool, including k = n and a pool with repeated rows.
+// Every selector returns k distinct indices of the pool, including k = n and a pool with repeated
+// candidates, each candidate owning two tokens (an SFT response).
 TEST(fisher_select, EverySelectorReturnsKDistinctIndices) {
   at::manual_seed(9);
-  const std::int64_t n = 24, c = 4, hdim = 6, d = 5;
+  const std::int64_t n = 24, tokens = 2 * n, c = 4, hdim = 6, d = 5;
   Pool pool;
-  pool.h = at::randn({n, hdim}, kF64);
-  pool.h.slice(0, 12, 24).copy_(pool.h.slice(0, 0, 12));  // every row twice
-  pool.probs = random_probs(n, c);
-  pool.probs.slice(0, 12, 24).copy_(pool.probs.slice(0, 0, 12));
-  pool.labels = at::randint(c, {n}, at::kLong);
+  pool.h = at::randn({tokens, hdim}, kF64);
+  pool.h.slice(0, n, tokens).copy_(pool.h.slice(0, 0, n));  // every candidate twice
+  pool.probs = random_probs(tokens, c);
+  pool.probs.slice(0, n, tokens).copy_(pool.probs.slice(0, 0, n));
+  pool.labels = at::randint(c, {tokens}, at::kLong);
+  pool.labels.slice(0, n, tokens).copy_(pool.labels.slice(0, 0, n));
   pool.q = class_embeddings(pool.h, gaussian_projection(c, hdim, d, 3), c);
+  pool.owner = at::arange(n, at::kLong).repeat_interleave(2);
+  pool.n = n;
   pool.reference = at::randn({d}, kF64);
   pool.irreducible_loss = at::rand({n}, kF64);
   const at::Tensor f = random_spd(d);
@@ -275,4 +308,38 @@ TEST(fisher_select, LabelNoiseFlipsAtTheGivenRate) {
   }
   const at::Tensor paired = corrupt_labels(y, 1.0, NoiseType::Pair, 10, rng, &flags);
   for (std::int64_t i = 0; i < 10; ++i) EXPECT_EQ(paired[i].item<std::int64_t>(), pair_partner(i));
+}
+
+// The SFT pairs: clean responses are the sorted digits and the zero-padded sum; every corruption
+// changes the response (off_by_one in exactly one digit by +-1) and leaves the prompt alone.
+TEST(fisher_select, SftResponsesAreRightAndCorruptionsChangeThem) {
+  using namespace fisher_select::sft;
+  using Kind = fisher_select::sft::NoiseType;
+  const std::vector<std::int64_t> s = sequence(Task::Sort, {3, 1, 4, 1, 5});
+  EXPECT_EQ(s, (std::vector<std::int64_t>{kSortToken, 3, 1, 4, 1, 5, kEquals, 1, 1, 3, 4, 5, kEos}));
+  const std::vector<std::int64_t> a = sequence(Task::Add, {9, 7, 0, 8});
+  EXPECT_EQ(a, (std::vector<std::int64_t>{kAddToken, 9, 7, kPlus, 0, 8, kEquals, 1, 0, 5, kEos, kPad, kPad}));
+  nexp::Random rng(3);
+  for (Kind kind : {Kind::Random, Kind::OffByOne, Kind::OffTask, Kind::Mixed})
+    for (int i = 0; i < 200; ++i) {
+      const Task task = i % 2 ? Task::Add : Task::Sort;
+      const std::vector<std::int64_t> clean = sequence(task, i % 4 == 0 ? std::vector<std::int64_t>{1, 2, 3, 4, 5}
+                                                                      : random_digits(task, rng));
+      std::vector<std::int64_t> bad = clean;
+      corrupt(bad, kind, rng);
+      int changed = 0;
+      for (std::int64_t t = 0; t < kLength; ++t) {
+        if (t < kPrompt || t >= kPrompt + response_length(task) - 1) {
+          EXPECT_EQ(bad[t], clean[t]) << t;
+        }
+        changed += bad[t] != clean[t];
+        if (kind == Kind::OffByOne && bad[t] != clean[t]) {
+          EXPECT_EQ(std::min((bad[t] - clean[t] + 10) % 10, (clean[t] - bad[t] + 10) % 10), 1);
+        }
+      }
+      EXPECT_GE(changed, 1);
+      if (kind == Kind::OffByOne) {
+        EXPECT_EQ(changed, 1);
+      }
+    }
 }
