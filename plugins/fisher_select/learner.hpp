@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <utility>
 
 #include "train.hpp"
 
@@ -33,22 +34,30 @@ enum class Split { Train, Holdout };
 
 class Learner {
  public:
+  // The training split's corruption flags [N] (metrics only).
+  Learner(at::Tensor noisy, at::Tensor duplicate) : noisy_(std::move(noisy)), duplicate_(std::move(duplicate)) {}
   virtual ~Learner() = default;
   virtual std::int64_t classes() const = 0;   // C, the width of the last layer
   virtual std::int64_t features() const = 0;  // H, its input
   virtual std::int64_t size(Split split) const = 0;
-  virtual const at::Tensor& noisy() const = 0;      // training-split flags [N] (metrics only)
-  virtual const at::Tensor& duplicate() const = 0;  // likewise
+  const at::Tensor& noisy() const { return noisy_; }
+  const at::Tensor& duplicate() const { return duplicate_; }
+  // Per training candidate, the summed loss under the irreducible-loss model (after prepare asked for it).
+  const at::Tensor& irreducible_losses() const { return irreducible_; }
   // Pretrains (and builds the irreducible-loss model when asked); the seed's streams decide everything.
   virtual void prepare(const TrainOptions& o, bool irreducible, nexp::RunContext& ctx) = 0;
   virtual Tokens forward(Split split, const at::Tensor& idx) = 0;
   // The fine-tuning loss on training candidates idx (mean over their supervised tokens), with gradients.
   virtual at::Tensor loss(const at::Tensor& idx) = 0;
-  // Per training candidate, the summed loss under the irreducible-loss model (after prepare).
-  virtual const at::Tensor& irreducible_losses() const = 0;
   // Scores the model on the clean test split, logs test_accuracy at `step`, and returns it.
   virtual double evaluate(nexp::RunContext& ctx, std::int64_t step) = 0;
   virtual std::shared_ptr<torch::nn::Module> module() = 0;
+
+ protected:
+  at::Tensor irreducible_;
+
+ private:
+  at::Tensor noisy_, duplicate_;
 };
 
 // The learner for the run's data set (fisher_select.images or fisher_select.sft).

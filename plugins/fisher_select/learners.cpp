@@ -59,13 +59,10 @@ TORCH_MODULE(Mlp);
 
 class ImagesLearner final : public Learner {
  public:
-  explicit ImagesLearner(const ImagesData& d) : d_(d) {}
+  explicit ImagesLearner(const ImagesData& d) : Learner(d.noisy, d.duplicate), d_(d) {}
   std::int64_t classes() const override { return d_.classes; }
   std::int64_t features() const override { return 128; }
   std::int64_t size(Split s) const override { return (s == Split::Train ? d_.train_x : d_.holdout_x).size(0); }
-  const at::Tensor& noisy() const override { return d_.noisy; }
-  const at::Tensor& duplicate() const override { return d_.duplicate; }
-  const at::Tensor& irreducible_losses() const override { return irreducible_; }
   std::shared_ptr<torch::nn::Module> module() override { return model_.ptr(); }
 
   void prepare(const TrainOptions& o, bool irreducible, nexp::RunContext& ctx) override {
@@ -117,7 +114,6 @@ class ImagesLearner final : public Learner {
 
   const ImagesData& d_;
   Mlp model_;
-  at::Tensor irreducible_;
 };
 
 // ---------------------------------------------------------------- sft: a causal transformer
@@ -189,13 +185,10 @@ Forced teacher_forced(Transformer& m, const sft::Sequences& s, const at::Tensor&
 
 class SftLearner final : public Learner {
  public:
-  explicit SftLearner(const sft::SftData& d) : d_(d) {}
+  explicit SftLearner(const sft::SftData& d) : Learner(d.noisy, d.duplicate), d_(d) {}
   std::int64_t classes() const override { return sft::kVocabulary; }
   std::int64_t features() const override { return kWidth; }
   std::int64_t size(Split s) const override { return (s == Split::Train ? d_.train : d_.holdout).size(); }
-  const at::Tensor& noisy() const override { return d_.noisy; }
-  const at::Tensor& duplicate() const override { return d_.duplicate; }
-  const at::Tensor& irreducible_losses() const override { return irreducible_; }
   std::shared_ptr<torch::nn::Module> module() override { return model_.ptr(); }
 
   void prepare(const TrainOptions& o, bool irreducible, nexp::RunContext& ctx) override {
@@ -253,7 +246,6 @@ class SftLearner final : public Learner {
 
   const sft::SftData& d_;
   Transformer model_;
-  at::Tensor irreducible_;
 };
 
 }  // namespace

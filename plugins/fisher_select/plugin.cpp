@@ -43,6 +43,7 @@ void register_components(nexp::Registrar& r) {
       .produces({"test_accuracy", "test_accuracy_auc", "noisy_selected", "duplicate_selected", "noisy_base",
                  "duplicate_base", "selected_rank", "forward_ms", "select_ms", "step_ms"})
       .scores_predictions()
+      .supports_resume()
       .accepts({"fisher_select.images", "fisher_select.sft"});
   for (const char* m : {"test_accuracy", "test_accuracy_auc"})
     r.metric(std::string(m) + "_vs_best", Direction::Maximize,
