@@ -3,7 +3,6 @@
 
 #include <nexp/torch.hpp>
 
-
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -57,6 +56,11 @@ struct MlpImpl : torch::nn::Module {
 };
 TORCH_MODULE(Mlp);
 
+// The mean cross-entropy of the images idx of (x, y).
+at::Tensor image_loss(Mlp& m, const at::Tensor& x, const at::Tensor& y, const at::Tensor& idx) {
+  return torch::nn::functional::cross_entropy(m->forward(x.index_select(0, idx)), y.index_select(0, idx));
+}
+
 class ImagesLearner final : public Learner {
  public:
   explicit ImagesLearner(const ImagesData& d) : Learner(d.noisy, d.duplicate), d_(d) {}
@@ -91,10 +95,7 @@ class ImagesLearner final : public Learner {
     return t;
   }
 
-  at::Tensor loss(const at::Tensor& idx) override {
-    return torch::nn::functional::cross_entropy(model_->forward(d_.train_x.index_select(0, idx)),
-                                                d_.train_y.index_select(0, idx));
-  }
+  at::Tensor loss(const at::Tensor& idx) override { return image_loss(model_, d_.train_x, d_.train_y, idx); }
 
   double evaluate(nexp::RunContext& ctx, std::int64_t step) override {
     return nexp::score_predictions(ctx, step, "test", probabilities(model_, d_.test_x), d_.test_y).at("test_accuracy");
@@ -103,9 +104,7 @@ class ImagesLearner final : public Learner {
  private:
   static void fit_on(Mlp& m, const at::Tensor& x, const at::Tensor& y, std::int64_t epochs, std::int64_t batch,
                      double lr, nexp::Random& rng) {
-    fit(*m, x.size(0), epochs, batch, lr, rng, [&](const at::Tensor& idx) {
-      return torch::nn::functional::cross_entropy(m->forward(x.index_select(0, idx)), y.index_select(0, idx));
-    });
+    fit(*m, x.size(0), epochs, batch, lr, rng, [&](const at::Tensor& idx) { return image_loss(m, x, y, idx); });
   }
   static at::Tensor probabilities(Mlp& m, const at::Tensor& x) {
     torch::NoGradGuard no_grad;
@@ -183,6 +182,12 @@ Forced teacher_forced(Transformer& m, const sft::Sequences& s, const at::Tensor&
   return f;
 }
 
+// The mean cross-entropy over the supervised tokens of the sequences idx.
+at::Tensor sequence_loss(Transformer& m, const sft::Sequences& s, const at::Tensor& idx) {
+  const Forced f = teacher_forced(m, s, idx);
+  return torch::nn::functional::cross_entropy(f.logits, f.labels);
+}
+
 class SftLearner final : public Learner {
  public:
   explicit SftLearner(const sft::SftData& d) : Learner(d.noisy, d.duplicate), d_(d) {}
@@ -213,10 +218,7 @@ class SftLearner final : public Learner {
     return {f.h, torch::softmax(f.logits, 1), f.labels, f.owner, idx.size(0)};
   }
 
-  at::Tensor loss(const at::Tensor& idx) override {
-    const Forced f = teacher_forced(model_, d_.train, idx);
-    return torch::nn::functional::cross_entropy(f.logits, f.labels);
-  }
+  at::Tensor loss(const at::Tensor& idx) override { return sequence_loss(model_, d_.train, idx); }
 
   // Greedy decoding from the clean test prompts; a prompt counts when its whole response and EOS match.
   double evaluate(nexp::RunContext& ctx, std::int64_t step) override {
@@ -238,10 +240,7 @@ class SftLearner final : public Learner {
  private:
   static void fit_on(Transformer& m, const sft::Sequences& s, std::int64_t epochs, std::int64_t batch, double lr,
                      nexp::Random& rng) {
-    fit(*m, s.size(), epochs, batch, lr, rng, [&](const at::Tensor& idx) {
-      const Forced f = teacher_forced(m, s, idx);
-      return torch::nn::functional::cross_entropy(f.logits, f.labels);
-    });
+    fit(*m, s.size(), epochs, batch, lr, rng, [&](const at::Tensor& idx) { return sequence_loss(m, s, idx); });
   }
 
   const sft::SftData& d_;

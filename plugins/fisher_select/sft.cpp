@@ -56,6 +56,9 @@ std::vector<std::int64_t> answer(Task task, std::vector<std::int64_t> d) {
   return d;
 }
 
+// A digit moved by +1 or -1 (mod 10), the direction drawn from rng.
+void nudge(std::int64_t& digit, nexp::Random& rng) { digit = (digit + (rng.bernoulli(0.5) ? 1 : 9)) % 10; }
+
 bool has_carry(const std::vector<std::int64_t>& d) { return d[1] + d[3] >= 10 || d[0] + d[2] >= 10; }
 
 // An easy prompt: ascending digits for sort, no carry for add.
@@ -125,8 +128,7 @@ void corrupt(std::vector<std::int64_t>& seq, NoiseType kind, nexp::Random& rng) 
   }
   // off_by_one, and an off-task answer that happens to be right (an ascending sort prompt)
   if (kind == NoiseType::OffByOne || std::equal(first, last, before.begin())) {
-    auto& x = *(first + static_cast<std::int64_t>(rng.below(static_cast<std::uint64_t>(digits))));
-    x = (x + (rng.bernoulli(0.5) ? 1 : 9)) % 10;
+    nudge(*(first + static_cast<std::int64_t>(rng.below(static_cast<std::uint64_t>(digits)))), rng);
   }
 }
 
@@ -151,8 +153,7 @@ std::shared_ptr<nexp::Dataset> make_sft(const SftOptions& o, nexp::RunContext& c
   for (std::int64_t c = 0; c < copies; ++c) {  // the last `copies` pairs become their near-duplicates
     const std::vector<std::int64_t>& src = train[c % sources];
     std::vector<std::int64_t> digits = prompt_digits(src);
-    auto& x = digits[dup_rng.below(digits.size())];
-    x = (x + (dup_rng.bernoulli(0.5) ? 1 : 9)) % 10;
+    nudge(digits[dup_rng.below(digits.size())], dup_rng);
     const std::int64_t i = o.train_size - copies + c;
     train[i] = sequence(task_of(src), digits);
     d->duplicate[i] = true;
