@@ -250,3 +250,31 @@ function(nexp_add_plugin_cli_test slug name script)
   set_tests_properties(cli.${slug}.${name} PROPERTIES LABELS "cli;${slug}"
     ENVIRONMENT "NEXP=$<TARGET_FILE:nexp>;PLUGIN_DIR=$<TARGET_FILE_DIR:nexp_plugin_${slug}>;SOURCE_DIR=${PROJECT_SOURCE_DIR};OMP_NUM_THREADS=1")
 endfunction()
+
+# nexp_add_plugin_llm_tests(<slug> <target> SOURCES <files...> [LIBRARIES <libs...>]): a plugin's tests of
+# its language-model path, `llm.<slug>.<Suite>.<Case>`, labelled `llm` and `<slug>`, beside the local model
+# server that tests/CMakeLists.txt starts for them (fixture llm_server; a test that needs the server skips
+# without it). Only where core's language-model tests are built.
+function(nexp_add_plugin_llm_tests slug target)
+  cmake_parse_arguments(T "" "" "SOURCES;LIBRARIES" ${ARGN})
+  if(NOT T_SOURCES OR T_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "nexp_add_plugin_llm_tests(${slug} ${target}): expected SOURCES <files...>")
+  endif()
+  if(NOT TARGET nexp_llm_tests)
+    return()
+  endif()
+  include(GoogleTest)
+  add_executable(${target} ${T_SOURCES})
+  nexp_target_defaults(${target})
+  target_include_directories(${target} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+  target_link_libraries(${target} PRIVATE ${T_LIBRARIES} PkgConfig::HTTPLIB GTest::gtest GTest::gtest_main)
+  gtest_discover_tests(${target} TEST_PREFIX "llm.${slug}." DISCOVERY_MODE PRE_TEST DISCOVERY_TIMEOUT 120
+                       TEST_LIST ${target}_TESTS PROPERTIES WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+  set(_script ${CMAKE_CURRENT_BINARY_DIR}/${target}_properties.cmake)
+  file(WRITE ${_script}
+    "foreach(_t IN LISTS ${target}_TESTS)\n"
+    "  set_tests_properties(\"\${_t}\" PROPERTIES LABELS \"llm;${slug}\" FIXTURES_REQUIRED llm_server\n"
+    "    ENVIRONMENT \"NEXP_LLM_LOCAL_STATE=${PROJECT_BINARY_DIR}/tests/llm-local;NO_COLOR=1\")\n"
+    "endforeach()\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${_script})
+endfunction()
