@@ -133,6 +133,7 @@ std::string construction_name(Construction c) {
 }
 
 TaskSpec TaskStream::next() {
+  if (remote_) return {World::Http, false, 0, first_ + rng_.below(count_of_), remote_};
   const int types = static_cast<int>(task_types(world_).size());
   return {world_, unseen_, count_++ % types, rng_()};
 }

@@ -117,10 +117,13 @@ struct CollectOptions {
   std::int64_t max_rollouts = 0;  // stop (budget unspent) after this many rollouts; 0: never
 };
 
-// Feeds tasks to the constructions: one fresh task per call, from the training stream.
+// Feeds tasks to the constructions: one fresh task per call, from the training stream. A remote
+// environment's training tasks are indices drawn uniformly from [first, first + count).
 class TaskStream {
  public:
   TaskStream(World w, bool unseen, std::uint64_t seed) : world_(w), unseen_(unseen), rng_(seed) {}
+  TaskStream(std::shared_ptr<AgentGymClient> remote, std::uint64_t first, std::uint64_t count, std::uint64_t seed)
+      : world_(World::Http), unseen_(false), rng_(seed), remote_(std::move(remote)), first_(first), count_of_(count) {}
   TaskSpec next();
 
  private:
@@ -128,6 +131,8 @@ class TaskStream {
   bool unseen_;
   nexp::Random rng_;
   int count_ = 0;
+  std::shared_ptr<AgentGymClient> remote_;
+  std::uint64_t first_ = 0, count_of_ = 1;
 };
 
 // Adds to `corpus` until its ledger has spent `until` in the chosen unit. The student (for cont,

@@ -12,14 +12,16 @@ World world_from_name(const std::string& name) {
   if (name == "linklookup") return World::LinkLookup;
   if (name == "household") return World::Household;
   if (name == "minishell") return World::MiniShell;
+  if (name == "http") return World::Http;
   throw nexp::ConfigError("agent_sft: unknown environment '" + name +
-                          "'; expected linklookup, household or minishell");
+                          "'; expected linklookup, household, minishell or http");
 }
 
 std::string world_name(World w) {
   switch (w) {
     case World::LinkLookup: return "linklookup";
     case World::Household: return "household";
+    case World::Http: return "http";
     default: return "minishell";
   }
 }
@@ -30,6 +32,7 @@ std::vector<std::string> task_types(World w) {
     case World::Household:
       return {"pick_and_place",       "look_at_obj_in_light", "pick_clean_then_place",
               "pick_heat_then_place", "pick_cool_then_place", "pick_two_obj_and_place"};
+    case World::Http: return {"remote"};
     default: return {"find_copy", "count_lines", "edit_key", "move_ext"};
   }
 }
@@ -38,6 +41,7 @@ std::unique_ptr<Env> make_env(const TaskSpec& task) {
   switch (task.world) {
     case World::LinkLookup: return make_linklookup(task);
     case World::Household: return make_household(task);
+    case World::Http: return make_http_env(task);
     default: return make_minishell(task);
   }
 }

@@ -7,14 +7,17 @@
 //                 hidden test) or at the step limit.
 //   Env::plan()   the planner's next action, computed from what the agent has observed so far (the
 //                 facts revealed by its observations, never the hidden world): a teacher whose
-//                 actions depend on hidden state could not be imitated from the transcript.
+//                 actions depend on hidden state could not be imitated from the transcript. A remote
+//                 environment has no world to plan in: its plan() throws (such a run needs `teacher: llm`).
 //   Teacher       plan() with probability 1 - eps, else a uniformly random admissible action, then
 //                 re-plans from wherever that leads (eps sets the teacher's success rate).
-//   TaskSpec      (env, split, type, id): the world and task are a pure function of it.
+//   TaskSpec      (env, split, type, id): the world and task are a pure function of it; for a remote
+//                 environment (World::Http, http_env.hpp) id is the server's task index.
 //   tokenize()    the closed vocabulary of the student: lower-cased words, numbers and punctuation
 //                 hashed (FNV-1a) into kVocab buckets; ids below kFirstWord are reserved.
 //
-// The worlds (linklookup.cpp, household.cpp, minishell.cpp) are plain C++: no LibTorch.
+// The worlds (linklookup.cpp, household.cpp, minishell.cpp) and the remote environment (http_env.cpp)
+// are plain C++: no LibTorch.
 #include <nexp/random.hpp>
 
 #include <cstdint>
@@ -50,18 +53,22 @@ class Env {
   int steps_ = 0;
 };
 
-enum class World { LinkLookup, Household, MiniShell };
+// Http: a task of an AgentGym-style server (http_env.hpp), not a procedural world.
+enum class World { LinkLookup, Household, MiniShell, Http };
 World world_from_name(const std::string& name);
 std::string world_name(World w);
 // Task types per world: LinkLookup {bridge, comparison}; Household ALFWorld's six; MiniShell
-// {find_copy, count_lines, edit_key, move_ext}.
+// {find_copy, count_lines, edit_key, move_ext}; Http {remote}.
 std::vector<std::string> task_types(World w);
+
+class AgentGymClient;
 
 struct TaskSpec {
   World world = World::LinkLookup;
   bool unseen = false;  // the held-out split: worlds drawn from another pool (names, layouts, trees)
   int type = 0;         // index into task_types(world)
   std::uint64_t id = 0;
+  std::shared_ptr<AgentGymClient> remote = nullptr;  // World::Http: the server that plays task `id`
 };
 std::unique_ptr<Env> make_env(const TaskSpec& task);
 // n tasks of a split, types in turn, ids drawn from the stream.

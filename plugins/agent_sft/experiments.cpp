@@ -1,6 +1,5 @@
 #include "experiments.hpp"
 
-#include <nexp/llm.hpp>
 #include <nexp/stats.hpp>
 #include <nexp/table.hpp>
 
@@ -8,6 +7,8 @@
 #include <fstream>
 #include <map>
 
+#include "http_env.hpp"
+#include "llm_teacher.hpp"
 #include "student.hpp"
 
 namespace agent_sft {
@@ -61,13 +62,48 @@ void ExportOptions::declare(nexp::Options<ExportOptions>& o) { o.inherit<SftOpti
 // ------------------------------------------------------------------ data set
 
 std::string EnvSet::describe() const {
+  if (remote)
+    return "agent_sft.env: http (" + remote->spec().env_name + " at " + remote->spec().url + "), " +
+           std::to_string(eval.size()) + " evaluation tasks from " + std::to_string(eval.front().id) +
+           ", training tasks " + std::to_string(train_first) + " to " + std::to_string(train_first + train_tasks - 1);
   return "agent_sft.env: " + world_name(world) + " (" + (unseen ? "unseen" : "seen") + "), " +
          std::to_string(eval.size()) + " evaluation tasks";
 }
 
+TaskStream EnvSet::training_tasks(std::uint64_t seed) const {
+  if (remote) return TaskStream(remote, train_first, train_tasks, seed);
+  return TaskStream(world, false, seed);
+}
+
+namespace {
+
+// env=http: the server's held-out tasks are eval_first .. eval_first + tasks - 1; nothing is contacted yet.
+void make_remote_set(const EnvOptions& o, EnvSet& set) {
+  if (o.url.empty())
+    throw nexp::ConfigError("agent_sft: dataset.env is http but dataset.url is empty; expected the AgentGym server's "
+                            "address, e.g. dataset.url=http://127.0.0.1:36001; set dataset.url");
+  const std::int64_t eval_end = o.eval_first + o.tasks, train_end = o.train_first + o.train_tasks;
+  if (o.eval_first < train_end && o.train_first < eval_end)
+    throw nexp::ConfigError("agent_sft: the held-out tasks " + std::to_string(o.eval_first) + ".." +
+                            std::to_string(eval_end - 1) + " (dataset.eval_first, dataset.tasks) overlap the training "
+                            "tasks " + std::to_string(o.train_first) + ".." + std::to_string(train_end - 1) +
+                            " (dataset.train_first, dataset.train_tasks); expected disjoint ranges; move one of them");
+  set.remote = std::make_shared<AgentGymClient>(RemoteSpec{o.url, o.env_name, o.max_steps, o.timeout});
+  set.train_first = static_cast<std::uint64_t>(o.train_first);
+  set.train_tasks = static_cast<std::uint64_t>(o.train_tasks);
+  for (int i = 0; i < o.tasks; ++i)
+    set.eval.push_back({World::Http, false, 0, static_cast<std::uint64_t>(o.eval_first + i), set.remote});
+}
+
+}  // namespace
+
 std::shared_ptr<nexp::Dataset> make_env_set(const EnvOptions& o, nexp::RunContext& ctx) {
   auto set = std::make_shared<EnvSet>();
   set->world = world_from_name(o.env);
+  if (set->world == World::Http) {
+    make_remote_set(o, *set);
+    return set;
+  }
   set->unseen = o.split == "unseen";
   nexp::Random rng = ctx.stream("eval_tasks");
   set->eval = draw_tasks(set->world, set->unseen, o.tasks, rng);
@@ -76,40 +112,7 @@ std::shared_ptr<nexp::Dataset> make_env_set(const EnvOptions& o, nexp::RunContex
 
 namespace {
 
-// ------------------------------------------------------------------ teachers
-
-std::string gbnf_literal(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) out += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
-  return out + "\"";
-}
-
-// A chat model as the teacher: the transcript so far, the admissible actions, a grammar that admits
-// exactly them. An answer outside them (a server without grammars) falls back to the planner.
-TeacherFn llm_teacher(nexp::RunContext& ctx, const std::string& endpoint, const Teacher& planner_teacher) {
-  nexp::llm::Client* client = &ctx.llm(endpoint);
-  return [client, planner_teacher](const Env& env, const Episode& e, nexp::Random& rng) {
-    const auto actions = env.admissible();
-    std::string transcript = e.intro + "\n";
-    for (std::size_t i = 0; i < e.decisions.size(); ++i)
-      transcript += "> " + e.decisions[i].actions[e.decisions[i].chosen] + "\n" + e.observations[i] + "\n";
-    std::string grammar = "root ::= ";
-    for (std::size_t i = 0; i < actions.size(); ++i) grammar += (i ? " | " : "") + gbnf_literal(actions[i]);
-    nexp::llm::Request r;
-    r.messages = {nexp::llm::Message::system("You are an expert agent in a text environment. Reply with exactly one "
-                                             "of the admissible actions, nothing else."),
-                  nexp::llm::Message::user(transcript + "\nAdmissible actions:\n- " + join(actions, "\n- "))};
-    r.grammar = grammar;
-    r.temperature = 0;
-    r.max_tokens = 48;
-    r.seed = static_cast<std::int64_t>(rng() >> 1);
-    std::string answer = client->chat(r).text();
-    while (!answer.empty() && std::isspace(static_cast<unsigned char>(answer.back()))) answer.pop_back();
-    for (const auto& a : actions)
-      if (a == answer) return a;
-    return planner_teacher.act(env, rng);
-  };
-}
+// ------------------------------------------------------------------ setup
 
 struct Setup {
   const EnvSet& env;
@@ -126,9 +129,18 @@ Setup make_setup(nexp::RunContext& ctx, const SftOptions& o) {
                             ") must be a multiple of params.student.heads (" + std::to_string(o.student.heads) +
                             "); change one of them");
   for (const auto& c : o.constructions) construction_from_name(c);
+  if (env.remote && o.teacher != "llm")
+    throw nexp::ConfigError("agent_sft: params.teacher is '" + o.teacher + "' but dataset.env is http (a remote " +
+                            env.remote->spec().env_name + " server at " + env.remote->spec().url +
+                            "): the planner reads a procedural world's internals, which a remote server does not "
+                            "expose. Expected params.teacher=llm: set it, and name the teacher's endpoint "
+                            "(params.llm_endpoint, default 'teacher') in the config's llm: section");
   const Teacher planner_teacher(o.eps < 0 ? default_eps(env.world) : o.eps);
   StudentConfig s{o.student.dim, o.student.layers, o.student.heads, o.student.context, o.student.lr, o.student.batch};
-  TeacherFn teacher = o.teacher == "llm" ? llm_teacher(ctx, o.llm_endpoint, planner_teacher) : planner(planner_teacher);
+  // The planner stands in for an LLM answer outside the admissible actions; a remote env has none.
+  TeacherFn teacher = o.teacher == "llm"
+                          ? llm_teacher(ctx.llm(o.llm_endpoint), env.remote ? TeacherFn() : planner(planner_teacher))
+                          : planner(planner_teacher);
   return {env, o, std::move(teacher), planner_teacher, s};
 }
 
@@ -161,7 +173,7 @@ void add_windows(Trained& t, std::size_t from, int context) {
 Trained warm_start(const Setup& s, const SeedStreams& seeds, std::int64_t budget) {
   Trained t;
   t.student = std::make_unique<Student>(s.student, seeds.init);
-  TaskStream tasks(s.env.world, false, seeds.tasks);
+  TaskStream tasks = s.env.training_tasks(seeds.tasks);
   nexp::Random teacher_rng(seeds.teacher), train_rng(seeds.train);
   CollectOptions c;
   c.construction = Construction::BC;
@@ -179,7 +191,7 @@ Trained construct(const Setup& s, const SeedStreams& seeds, const Trained& warm,
   t.corpus = warm.corpus;
   t.windows = warm.windows;
   // The same training tasks, teacher draws and student draws for every construction of a seed.
-  TaskStream tasks(s.env.world, false, nexp::mix64(seeds.tasks));
+  TaskStream tasks = s.env.training_tasks(nexp::mix64(seeds.tasks));
   nexp::Random teacher_rng(nexp::mix64(seeds.teacher)), train_rng(nexp::mix64(seeds.train)),
       rollout_rng(seeds.rollout);
   CollectOptions co;
@@ -201,7 +213,13 @@ Trained construct(const Setup& s, const SeedStreams& seeds, const Trained& warm,
   return t;
 }
 
-double teacher_success(const Setup& s, nexp::RunContext& ctx) {
+// The planner teacher's success on the evaluation tasks (summary teacher_success). Not for a remote
+// environment: it has no planner, and the LLM teacher would cost an episode of calls per task.
+void report_teacher_success(const Setup& s, nexp::RunContext& ctx) {
+  if (s.env.remote) {
+    ctx.log().info("teacher_success: not measured on a remote environment");
+    return;
+  }
   nexp::Random rng = ctx.stream("teacher_eval");
   int ok = 0;
   for (const auto& task : s.env.eval) {
@@ -209,14 +227,14 @@ double teacher_success(const Setup& s, nexp::RunContext& ctx) {
     teacher_steps(live, planner(s.planner_teacher), rng, 1 << 30);
     ok += live.episode.success;
   }
-  return static_cast<double>(ok) / static_cast<double>(s.env.eval.size());
+  ctx.summary("teacher_success", static_cast<double>(ok) / static_cast<double>(s.env.eval.size()));
 }
 
 // REINFORCE from a checkpoint; returns the success after `early` updates and at the end.
 std::pair<double, double> reinforce(const Setup& s, const RlOptions& rl, Student& student, std::uint64_t seed,
                                     nexp::RunContext& ctx, const std::string& label) {
   student.set_lr(rl.lr);
-  TaskStream tasks(s.env.world, false, nexp::mix64(seed ^ 0x5151));
+  TaskStream tasks = s.env.training_tasks(nexp::mix64(seed ^ 0x5151));
   nexp::Random rng(seed);
   double early = NAN;
   for (int it = 1; it <= rl.iterations && !ctx.stop_requested(); ++it) {
@@ -324,7 +342,7 @@ void run_sft(nexp::RunContext& ctx) {
   const Setup s = make_setup(ctx, ctx.options<SftOptions>());
   ctx.log().info("{}; teacher eps {}; student {} parameters", s.env.describe(), s.planner_teacher.eps(),
                  Student(s.student, 0).parameters());
-  ctx.summary("teacher_success", teacher_success(s, ctx));
+  report_teacher_success(s, ctx);
   Outcome out;
   auto csv = seeds_table(ctx);
   auto progress = ctx.progress(static_cast<std::int64_t>(s.o.seeds * s.o.constructions.size()), "SFT runs");
@@ -352,7 +370,7 @@ void run_sft(nexp::RunContext& ctx) {
 void run_tenth(nexp::RunContext& ctx) {
   const auto o = ctx.options<TenthOptions>();
   const Setup s = make_setup(ctx, o);
-  ctx.summary("teacher_success", teacher_success(s, ctx));
+  report_teacher_success(s, ctx);
   const std::int64_t tenth = o.budget / o.divisor;
   std::vector<double> cont, bc, bc_rl;
   for (int seed = 0; seed < o.seeds && !ctx.stop_requested(); ++seed) {

@@ -17,20 +17,47 @@ struct EnvOptions {
   std::string env = "linklookup";
   std::string split = "seen";
   int tasks = 200;  // held-out evaluation tasks, shared by every seed and construction of a run
+  // env=http: an AgentGym-style server (http_env.hpp). The defaults are ALFWorld's split there: games
+  // 0-2419 train, 2420-2619 test.
+  std::string url;
+  std::string env_name = "alfworld";
+  std::int64_t eval_first = 2420;
+  std::int64_t train_first = 0;
+  std::int64_t train_tasks = 2420;
+  int max_steps = 50;
+  double timeout = 60;
   static void declare(nexp::Options<EnvOptions>& o) {
-    o.add("env", &EnvOptions::env, "the text environment").choices({"linklookup", "household", "minishell"});
+    o.add("env", &EnvOptions::env, "the text environment: a procedural world, or http (an AgentGym-style server)")
+        .choices({"linklookup", "household", "minishell", "http"});
     o.add("split", &EnvOptions::split, "evaluation split: seen worlds, or unseen names / layouts")
         .choices({"seen", "unseen"});
     o.add("tasks", &EnvOptions::tasks, "held-out evaluation tasks (task types in turn)").range(1, 100000);
+    o.add("url", &EnvOptions::url, "env=http: the server's address, http://host:port");
+    o.add("env_name", &EnvOptions::env_name, "env=http: the server's protocol, agentenv-alfworld's or agentenv-webshop's")
+        .choices({"alfworld", "webshop"});
+    o.add("eval_first", &EnvOptions::eval_first, "env=http: the first held-out task index; `tasks` consecutive ones")
+        .range(0, 1e15);
+    o.add("train_first", &EnvOptions::train_first, "env=http: the first training task index").range(0, 1e15);
+    o.add("train_tasks", &EnvOptions::train_tasks,
+          "env=http: training tasks are drawn uniformly from train_first .. train_first + train_tasks - 1")
+        .range(1, 1e15);
+    o.add("max_steps", &EnvOptions::max_steps, "env=http: step limit of an episode (the server's done ends it sooner)")
+        .range(1, 100000);
+    o.add("timeout", &EnvOptions::timeout, "env=http: seconds to wait for the server's answer to one request")
+        .range(0.1, 3600);
   }
 };
 
-// The evaluation tasks of a run and the world they come from.
+// The evaluation tasks of a run and the world they come from; for env=http the server and the
+// training task range too.
 struct EnvSet : nexp::Dataset {
   World world = World::LinkLookup;
   bool unseen = false;
   std::vector<TaskSpec> eval;
+  std::shared_ptr<AgentGymClient> remote;
+  std::uint64_t train_first = 0, train_tasks = 0;
   std::string describe() const override;
+  TaskStream training_tasks(std::uint64_t seed) const;
 };
 std::shared_ptr<nexp::Dataset> make_env_set(const EnvOptions& o, nexp::RunContext& ctx);
 

@@ -33,7 +33,8 @@ void register_metrics(nexp::Registrar& r) {
 void register_components(nexp::Registrar& r) {
   register_metrics(r);
   r.dataset<agent_sft::EnvOptions>("agent_sft.env",
-                                   "a text environment (linklookup, household, minishell) and its held-out tasks",
+                                   "a text environment (linklookup, household, minishell, or http: an AgentGym "
+                                   "server) and its held-out tasks",
                                    agent_sft::make_env_set);
   r.method("agent_sft.sft", "SFT from a BC warm start on each construction's corpus at a matched budget",
            agent_sft::run_sft)

@@ -1,6 +1,7 @@
 #pragma once
-// The three worlds behind make_env(). Each keeps, next to its hidden world, what the agent has
-// observed so far; plan() and the admissible arguments read only that.
+// The three worlds behind make_env() (and, for World::Http, the remote environment of http_env.hpp).
+// Each world keeps, next to its hidden world, what the agent has observed so far; plan() and the
+// admissible arguments read only that.
 //
 //   LinkLookup (HotpotQA as ReAct plays it)   linklookup.cpp
 //     A per-task knowledge world: a film, its director, their near-duplicates ("Karo Velin" /
@@ -31,5 +32,7 @@ namespace agent_sft {
 std::unique_ptr<Env> make_linklookup(const TaskSpec& task);
 std::unique_ptr<Env> make_household(const TaskSpec& task);
 std::unique_ptr<Env> make_minishell(const TaskSpec& task);
+// World::Http: task.id of the server task.remote names (http_env.cpp).
+std::unique_ptr<Env> make_http_env(const TaskSpec& task);
 
 }  // namespace agent_sft
