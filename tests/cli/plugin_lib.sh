@@ -13,3 +13,15 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 nxp() { "$NEXP" --plugin-dir "$PLUGIN_DIR" "$@"; }
 # The run folder named by the last line of a run's output ("run: <id> <folder>").
 folder() { tail -n 1 <<<"$1" | awk '{print $3}'; }
+# refused "what it must say" args...: the test's own `run args...` exits 2 and its output holds the text.
+refused() {
+  local want=$1 out rc
+  shift
+  set +e
+  out=$(run "$@" 2>&1)
+  rc=$?
+  set -e
+  [[ $rc == 2 ]] || fail "$*: exit $rc, expected 2: $out"
+  grep -qF -- "$want" <<<"$out" || fail "$*: no '$want' in: $out"
+  REFUSED_OUTPUT=$out
+}

@@ -7,16 +7,6 @@ source "${SOURCE_DIR:?set by ctest}/tests/cli/plugin_lib.sh"
 run() { nxp -q run configs/fds/sample.yaml params.denoiser=mlp_edm params.sampler=euler \
           params.nfe=4 params.width=16 params.depth=1 params.train_steps=30 params.train_samples=500 params.samples=300 \
           params.eval_samples=300 dataset.reference=300 "$@"; }
-refused() {  # refused "what it must say" overrides...: exit 2 and the message
-  local want=$1 out rc
-  shift
-  set +e
-  out=$(run "$@" 2>&1)
-  rc=$?
-  set -e
-  [[ $rc == 2 ]] || fail "$*: exit $rc, expected 2: $out"
-  grep -q "$want" <<<"$out" || fail "$*: no '$want' in: $out"
-}
 
 saved=$(folder "$(run params.save_denoisers=true)")
 ckpt="$saved/artifacts/denoisers"
