@@ -7,8 +7,12 @@
 # Prints per seed the best validation accuracy of each sweep (and the test accuracy of that trial), the
 # training steps each spent (summed over its trials: a completed trial's full budget, a pruned one's
 # steps up to its stop, from the step its final checkpoint recorded) and their ratio.
+# ASHA_TRIALS=N gives the ASHA sweep N draws instead of the full sweep's count: the random sampler draws
+# in sequence, so its first draws are the full sweep's and the rest are configurations only it tries
+# (the use ASHA is made for: more configurations for the same compute).
 # Writes runs/bench/asha_ddr/trials.csv (every trial of every sweep).
 #   bench/asha_ddr.sh [BUILD_DIR] [SEEDS] [extra overrides ...]
+#   ASHA_TRIALS=54 bench/asha_ddr.sh build 5 params.epochs=3 sweep.trials=27
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$(realpath "${1:-$ROOT/build}")
@@ -32,7 +36,8 @@ for ((seed = 0; seed < SEEDS; ++seed)); do
   else
     "$NEXP" -q "${full[@]}" > "$OUT/full-$seed.log" 2>&1 || failed full
   fi
-  "$NEXP" -q run "$CONFIG" --jobs 1 "${common[@]}" "experiment=ddr-asha-asha-$seed" > "$OUT/asha-$seed.log" 2>&1 || failed asha
+  more=(); [[ -z ${ASHA_TRIALS:-} ]] || more=("sweep.trials=$ASHA_TRIALS")
+  "$NEXP" -q run "$CONFIG" --jobs 1 "${common[@]}" "${more[@]}" "experiment=ddr-asha-asha-$seed" > "$OUT/asha-$seed.log" 2>&1 || failed asha
   [[ -z $pid ]] || wait "$pid" || failed full
 done
 echo "asha_ddr: $SEEDS seeds in $(( $(date +%s) - start )) s of wall time" >&2
@@ -53,26 +58,33 @@ def trials(folder):
                     "test_accuracy": summary.get("test_accuracy", float("nan"))})
     return out
 
-rows, sums = [], {"full": [0, 0], "asha": [0, 0]}
-print("seed  full: best val (its test)  steps   asha: best val (its test)  steps  pruned  steps ratio  reached")
-reached = 0
+def best_and_steps(ts):
+    """The best completed trial of a sweep, the training steps it spent, and how many trials it pruned."""
+    top = max((t for t in ts if t["status"] == "completed"), key=lambda t: t["val_accuracy"])
+    return top, sum(t["steps"] for t in ts), sum(t["status"] == "pruned" for t in ts)
+
+# ASHA's decisions on a trial depend only on the trials before it, so the first trials of a longer ASHA
+# sweep are exactly the ASHA sweep of the full sweep's draws ("same draws"); "all" is the whole sweep.
+rows, views = [], {"same draws": [0, 0, 0], "all": [0, 0, 0]}  # steps full, steps asha, seeds reached
 for s in range(seeds):
-    best = {}
-    for arm in ("full", "asha"):
-        ts = trials(f"{runs}/ddr-asha-{arm}-{s}")
-        for t in ts:
-            rows.append({"seed": s, "arm": arm, **t})
-        done = [t for t in ts if t["status"] == "completed"]
-        top = max(done, key=lambda t: t["val_accuracy"])
-        best[arm] = (top, sum(t["steps"] for t in ts), sum(t["status"] == "pruned" for t in ts))
-        sums[arm][0] += best[arm][1]
-    (ft, fs, _), (at, as_, pruned) = best["full"], best["asha"]
-    ok = at["val_accuracy"] >= ft["val_accuracy"]
-    reached += ok
-    print(f"{s:4d}  {ft['val_accuracy']:.4f} ({ft['test_accuracy']:.4f})       {fs:6d}   {at['val_accuracy']:.4f} ({at['test_accuracy']:.4f})"
-          f"       {as_:6d}  {pruned:6d}  {as_ / fs:11.3f}  {'yes' if ok else 'no'}")
-print(f"all   steps: full {sums['full'][0]}, asha {sums['asha'][0]}, ratio {sums['asha'][0] / sums['full'][0]:.3f}; "
-      f"ASHA reached the full-budget best in {reached} of {seeds} seeds")
+    full = trials(f"{runs}/ddr-asha-full-{s}")
+    asha = trials(f"{runs}/ddr-asha-asha-{s}")
+    rows += [{"seed": s, "arm": "full", **t} for t in full] + [{"seed": s, "arm": "asha", **t} for t in asha]
+    ft, fs, _ = best_and_steps(full)
+    for view, ts in (("same draws", asha[:len(full)]), ("all", asha)):
+        if view == "all" and len(asha) == len(full):
+            continue
+        at, as_, pruned = best_and_steps(ts)
+        ok = at["val_accuracy"] >= ft["val_accuracy"]
+        v = views[view]
+        v[0], v[1], v[2] = v[0] + fs, v[1] + as_, v[2] + ok
+        print(f"seed {s} ({view}, {len(ts)} ASHA trials): full best val {ft['val_accuracy']:.4f} (test {ft['test_accuracy']:.4f}), "
+              f"{fs} steps; ASHA best val {at['val_accuracy']:.4f} (test {at['test_accuracy']:.4f}), {as_} steps, "
+              f"{pruned} pruned; ratio {as_ / fs:.3f}; reached {'yes' if ok else 'no'}")
+for view, (fs, as_, reached) in views.items():
+    if fs:
+        print(f"all seeds ({view}): steps full {fs}, asha {as_}, ratio {as_ / fs:.3f}; "
+              f"ASHA reached the full-budget best in {reached} of {seeds} seeds")
 with open(table, "w", newline="") as f:
     w = csv.DictWriter(f, fieldnames=list(rows[0]))
     w.writeheader()
