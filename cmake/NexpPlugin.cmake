@@ -253,8 +253,8 @@ endfunction()
 
 # nexp_add_plugin_llm_tests(<slug> <target> SOURCES <files...> [LIBRARIES <libs...>]): a plugin's tests of
 # its language-model path, `llm.<slug>.<Suite>.<Case>`, labelled `llm` and `<slug>`, beside the local model
-# server that tests/CMakeLists.txt starts for them (fixture llm_server; a test that needs the server skips
-# without it). Only where core's language-model tests are built.
+# server that tests/CMakeLists.txt starts for them (fixture llm_server, one test at a time; a test that
+# needs the server skips without it). Only where core's language-model tests are built.
 function(nexp_add_plugin_llm_tests slug target)
   cmake_parse_arguments(T "" "" "SOURCES;LIBRARIES" ${ARGN})
   if(NOT T_SOURCES OR T_UNPARSED_ARGUMENTS)
@@ -273,7 +273,7 @@ function(nexp_add_plugin_llm_tests slug target)
   set(_script ${CMAKE_CURRENT_BINARY_DIR}/${target}_properties.cmake)
   file(WRITE ${_script}
     "foreach(_t IN LISTS ${target}_TESTS)\n"
-    "  set_tests_properties(\"\${_t}\" PROPERTIES LABELS \"llm;${slug}\" FIXTURES_REQUIRED llm_server\n"
+    "  set_tests_properties(\"\${_t}\" PROPERTIES LABELS \"llm;${slug}\" FIXTURES_REQUIRED llm_server RESOURCE_LOCK llm_server\n"
     "    ENVIRONMENT \"NEXP_LLM_LOCAL_STATE=${PROJECT_BINARY_DIR}/tests/llm-local;NO_COLOR=1\")\n"
     "endforeach()\n")
   set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${_script})
