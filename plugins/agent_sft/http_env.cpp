@@ -292,13 +292,7 @@ std::string HttpEnv::plan() const {
                           "Set params.teacher=llm and name the teacher's endpoint in the config's llm: section");
 }
 
-std::string HttpEnv::state_key() const {
-  static const char* hex = "0123456789abcdef";
-  std::uint64_t h = nexp::fnv1a64(observation_);
-  std::string key(16, '0');
-  for (int i = 15; i >= 0; --i, h >>= 4) key[i] = hex[h & 15];
-  return key;
-}
+std::string HttpEnv::state_key() const { return std::to_string(nexp::fnv1a64(observation_)); }
 
 int HttpEnv::step_limit() const { return client_->spec().max_steps; }
 
