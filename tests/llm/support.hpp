@@ -28,27 +28,45 @@ inline std::string completion_body(const std::string& text, int prompt_tokens = 
   return j.dump();
 }
 
+// An HTTP server on 127.0.0.1 (a free port), served from a thread of the test: add handlers to
+// `routes`, then start(). stop() (also on destruction) returns once no handler runs any more.
+class LoopbackServer {
+ public:
+  httplib::Server routes;
+  void start() {
+    port_ = routes.bind_to_any_port("127.0.0.1");
+    thread_ = std::thread([this] { routes.listen_after_bind(); });
+    while (!routes.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  void stop() {
+    if (!thread_.joinable()) return;
+    routes.stop();
+    thread_.join();
+  }
+  ~LoopbackServer() { stop(); }
+  std::string origin() const { return "http://127.0.0.1:" + std::to_string(port_); }
+
+ private:
+  int port_ = 0;
+  std::thread thread_;
+};
+
 // A server on 127.0.0.1 (a free port) whose POST /v1/chat/completions runs `handler`.
 class FakeServer {
  public:
   using Handler = std::function<void(const httplib::Request&, httplib::Response&)>;
   explicit FakeServer(Handler handler) {
-    server_.Post("/v1/chat/completions", [this, handler](const httplib::Request& req, httplib::Response& res) {
+    server_.routes.Post("/v1/chat/completions", [this, handler](const httplib::Request& req, httplib::Response& res) {
       ++requests;
       handler(req, res);
     });
-    server_.Get("/v1/models", [](const httplib::Request&, httplib::Response& res) {
+    server_.routes.Get("/v1/models", [](const httplib::Request&, httplib::Response& res) {
       res.set_content(R"({"object":"list","data":[{"id":"fake","object":"model"}]})", "application/json");
     });
-    port_ = server_.bind_to_any_port("127.0.0.1");
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
-    while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    server_.start();
   }
-  ~FakeServer() {
-    server_.stop();
-    thread_.join();
-  }
-  std::string base_url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/v1"; }
+  ~FakeServer() { server_.stop(); }
+  std::string base_url() const { return server_.origin() + "/v1"; }
   llm::Endpoint endpoint(double timeout_s = 10, int retries = 4) const {
     llm::Endpoint e;
     e.name = "fake", e.base_url = base_url(), e.model = "fake", e.timeout_s = timeout_s, e.max_retries = retries;
@@ -58,9 +76,7 @@ class FakeServer {
   std::atomic<int> requests{0};
 
  private:
-  httplib::Server server_;
-  int port_ = 0;
-  std::thread thread_;
+  LoopbackServer server_;
 };
 
 // The base URL of the server scripts/llm-local started for these tests, or "" (then the caller skips).

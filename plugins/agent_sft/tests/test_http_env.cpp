@@ -10,12 +10,11 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <map>
 #include <mutex>
 #include <set>
-#include <thread>
 
+#include "../../../tests/llm/support.hpp"
 #include "corpus.hpp"
 #include "http_env.hpp"
 
@@ -72,31 +71,26 @@ struct Room {
 class FakeAgentGym {
  public:
   explicit FakeAgentGym(bool webshop = false) : webshop_(webshop) {
-    server_.Post("/create", [this](const httplib::Request&, httplib::Response& res) { create(res); });
-    server_.Post("/reset", [this](const httplib::Request& req, httplib::Response& res) { reset(req, res); });
-    server_.Post("/step", [this](const httplib::Request& req, httplib::Response& res) { step(req, res); });
-    server_.Get("/observation", [this](const httplib::Request& req, httplib::Response& res) { observation(req, res); });
-    server_.Get("/available_actions", [this](const httplib::Request& req, httplib::Response& res) { actions(req, res); });
+    server_.routes.Post("/create", [this](const httplib::Request&, httplib::Response& res) { create(res); });
+    server_.routes.Post("/reset", [this](const httplib::Request& req, httplib::Response& res) { reset(req, res); });
+    server_.routes.Post("/step", [this](const httplib::Request& req, httplib::Response& res) { step(req, res); });
+    server_.routes.Get("/observation", [this](const httplib::Request& req, httplib::Response& res) { observation(req, res); });
+    server_.routes.Get("/available_actions", [this](const httplib::Request& req, httplib::Response& res) { actions(req, res); });
     if (webshop_) {
-      server_.Get("/instruction_text", [this](const httplib::Request& req, httplib::Response& res) {
+      server_.routes.Get("/instruction_text", [this](const httplib::Request& req, httplib::Response& res) {
         if (!faulted("/instruction_text", res) && room_of(req, res)) reply(res, json("Instruction: take the key"));
       });
-      server_.Post("/close", [this](const httplib::Request& req, httplib::Response& res) {
+      server_.routes.Post("/close", [this](const httplib::Request& req, httplib::Response& res) {
         std::lock_guard<std::mutex> lock(mutex_);
         ++closes;
         rooms_.erase(json::parse(req.body).at("env_idx").get<std::int64_t>());
         reply(res, {{"closed", true}});
       });
     }
-    port_ = server_.bind_to_any_port("127.0.0.1");
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
-    while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    server_.start();
   }
-  ~FakeAgentGym() {
-    server_.stop();
-    thread_.join();
-  }
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  ~FakeAgentGym() { server_.stop(); }
+  std::string url() const { return server_.origin(); }
   std::shared_ptr<AgentGymClient> client(int max_steps = 50) const {
     return std::make_shared<AgentGymClient>(RemoteSpec{url(), webshop_ ? "webshop" : "alfworld", max_steps, 10});
   }
@@ -212,9 +206,7 @@ class FakeAgentGym {
   }
 
   bool webshop_;
-  httplib::Server server_;
-  int port_ = 0;
-  std::thread thread_;
+  nexp::test::LoopbackServer server_;
   std::mutex mutex_;
   std::map<std::int64_t, Room> rooms_;
   std::int64_t next_id_ = 0;
