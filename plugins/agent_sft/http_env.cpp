@@ -20,6 +20,9 @@ namespace {
 bool is_webshop(const RemoteSpec& s) { return s.env_name == "webshop"; }
 const char* id_key(const RemoteSpec& s) { return is_webshop(s) ? "env_idx" : "id"; }
 
+// j[key] of an object that holds it, else null (which the readers below refuse with the answer shown).
+json member(const json& j, const char* key) { return j.is_object() && j.contains(key) ? j[key] : json(); }
+
 std::string clip(const std::string& s) { return s.size() <= 300 ? s : s.substr(0, 300) + "..."; }
 
 // "http://host:port/prefix" -> {"http://host:port", "/prefix"}.
@@ -149,7 +152,7 @@ struct AgentGymClient::Impl {
 
   std::int64_t create() {
     const json j = call(true, "/create", json::object());
-    const json id = is_webshop(spec) ? j : (j.is_object() && j.contains("id") ? j["id"] : json());
+    const json id = is_webshop(spec) ? j : member(j, "id");
     if (!id.is_number_integer())
       fail(answer_of(true, "/create"), is_webshop(spec) ? "an instance number" : "{\"id\": instance number}",
            "'" + clip(j.dump()) + "'", wrong_server());
@@ -170,8 +173,7 @@ struct AgentGymClient::Impl {
       while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.erase(0, 1);
       out.push_back("search[" + text + "]");
     }
-    for (const auto& c : strings(j.is_object() && j.contains("clickables") ? j["clickables"] : json(),
-                                 answer_of(false, "/available_actions")))
+    for (const auto& c : strings(member(j, "clickables"), answer_of(false, "/available_actions")))
       out.push_back("click[" + c + "]");
     return out;
   }
@@ -191,8 +193,9 @@ struct AgentGymClient::Impl {
     }
     const json j = call(true, "/reset", {{"id", instance}, {"game", task}, {"world_type", "Text"}});
     a.observation = field<std::string>(j, "observation", "string", answer_of(true, "/reset"));
-    a.actions = strings(j.contains("available_actions") ? j["available_actions"] : json(), answer_of(true, "/reset"));
-    const std::string type = j.contains("task_type") && j["task_type"].is_string() ? j["task_type"].get<std::string>() : "";
+    a.actions = strings(member(j, "available_actions"), answer_of(true, "/reset"));
+    const json named = member(j, "task_type");
+    const std::string type = named.is_string() ? named.get<std::string>() : "";
     a.task_type = type.empty() ? "alfworld" : type.substr(0, type.find('-'));
     return a;
   }
@@ -207,7 +210,7 @@ struct AgentGymClient::Impl {
     if (is_webshop(spec))
       a.actions = a.done ? std::vector<std::string>{} : webshop_actions(instance);
     else
-      a.actions = strings(j.contains("available_actions") ? j["available_actions"] : json(), answer);
+      a.actions = strings(member(j, "available_actions"), answer);
     return a;
   }
 };
