@@ -20,11 +20,22 @@ std::vector<std::string> Episode::actions() const {
   return a;
 }
 
+namespace {
+std::string last_paragraph(const std::string& text) {
+  const auto end = text.find_last_not_of(" \n");
+  if (end == std::string::npos) return "";
+  const auto cut = text.rfind("\n\n", end);
+  const auto from = cut == std::string::npos ? 0 : cut + 2;
+  return text.substr(from, end + 1 - from);
+}
+}  // namespace
+
 Live start(const TaskSpec& task, const EnvFactory& make) {
   Live live{make(task), {}};
   live.episode.task = task;
   live.episode.intro = live.env->reset();
   live.episode.tokens = tokenize(live.episode.intro);
+  live.episode.goal = tokenize(last_paragraph(live.episode.intro));
   return live;
 }
 
@@ -115,6 +126,32 @@ Evaluation evaluate(Policy& policy, const std::vector<TaskSpec>& tasks, const En
   return summarize(rollout(policy, tasks, make));
 }
 
+double agreement(Policy& policy, const std::vector<TaskSpec>& tasks, const TeacherFn& teacher, nexp::Random& rng) {
+  std::vector<Episode> prefixes;  // one per decision: the teacher's episode up to it
+  std::vector<std::vector<std::string>> admissible;
+  std::vector<int> expected;
+  for (const auto& task : tasks) {
+    Live live = start(task);
+    teacher_steps(live, teacher, rng, 1 << 30);
+    const Episode& full = live.episode;
+    for (std::size_t i = 0; i < full.decisions.size(); ++i) {
+      Episode e{full.task, full.intro, full.goal, {}, {}, {}};
+      e.observations.assign(full.observations.begin(), full.observations.begin() + i);
+      e.tokens.assign(full.tokens.begin(), full.tokens.begin() + full.decisions[i].position);
+      e.decisions.assign(full.decisions.begin(), full.decisions.begin() + i);
+      prefixes.push_back(std::move(e));
+      admissible.push_back(full.decisions[i].actions);
+      expected.push_back(full.decisions[i].chosen);
+    }
+  }
+  std::vector<const Episode*> view;
+  for (const auto& e : prefixes) view.push_back(&e);
+  const std::vector<int> chosen = policy.choose(view, admissible);
+  int same = 0;
+  for (std::size_t i = 0; i < chosen.size(); ++i) same += chosen[i] == expected[i];
+  return chosen.empty() ? 0 : static_cast<double>(same) / static_cast<double>(chosen.size());
+}
+
 Construction construction_from_name(const std::string& name) {
   if (name == "bc") return Construction::BC;
   if (name == "cont") return Construction::Cont;
@@ -193,6 +230,17 @@ void collect(const CollectOptions& o, std::int64_t until, Policy& student, TaskS
   }
 }
 
+View view(const Episode& episode, int end, int context) {
+  View v;
+  const int goal = std::min(static_cast<int>(episode.goal.size()), context / 4);
+  v.tokens.assign(episode.goal.begin(), episode.goal.begin() + goal);
+  v.tokens.push_back(kGoal);
+  v.prefix = goal + 1;
+  v.begin = std::max(0, end + 1 - (context - v.prefix));
+  v.tokens.insert(v.tokens.end(), episode.tokens.begin() + v.begin, episode.tokens.begin() + end + 1);
+  return v;
+}
+
 std::vector<Window> windows(const Episode& episode, int context) {
   std::vector<int> targets;
   for (int i = 0; i < static_cast<int>(episode.decisions.size()); ++i)
@@ -200,16 +248,15 @@ std::vector<Window> windows(const Episode& episode, int context) {
   std::vector<Window> out;
   int last = static_cast<int>(targets.size()) - 1;
   while (last >= 0) {
-    const int end = episode.decisions[targets[last]].position;  // inclusive
-    const int begin = std::max(0, end - context + 1);
-    const int min_position = begin == 0 ? 0 : begin + context / 2;
+    View v = view(episode, episode.decisions[targets[last]].position, context);
+    const int min_position = v.begin == 0 ? 0 : v.begin + (context - v.prefix) / 2;
     Window w;
-    w.tokens.assign(episode.tokens.begin() + begin, episode.tokens.begin() + end + 1);
+    w.tokens = std::move(v.tokens);
     int i = last;
     for (; i >= 0 && (episode.decisions[targets[i]].position >= min_position || i == last); --i) {
       const Decision& d = episode.decisions[targets[i]];
       Target t;
-      t.position = d.position - begin;
+      t.position = d.position - v.begin + v.prefix;
       t.chosen = d.chosen;
       for (const auto& a : d.actions) t.candidates.push_back(tokenize(a));
       w.targets.push_back(std::move(t));

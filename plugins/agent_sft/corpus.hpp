@@ -2,11 +2,15 @@
 // Episodes, rollouts, the four constructions of supervised data, and the evaluator. Plain C++: the
 // student enters only through the Policy interface.
 //
-// An episode's token stream (what the student reads) is
+// An episode's token stream is
 //   tokenize(task text) , then per step: kAct, tokenize(action), kObs, tokenize(observation)
 // and a Decision at step t sits on its kAct token: the student's state there has read everything
 // before the action, and scores each admissible action. Labelled decisions are teacher steps kept for
 // the loss (cross-entropy over the admissible actions); the student's own steps are context only.
+// What the student reads at a decision (`view`) is the episode's goal, pinned, then kGoal, then the
+// latest tokens of the stream: an agent keeps its task in its prompt however long the episode runs.
+// The goal is the task text's last paragraph (ALFWorld's "Your task is to: ..."; the whole question
+// or shell task where the text is one paragraph), at most a quarter of the context.
 //
 // Constructions (each from the same BC warm start; `k` and the budget as in the paper):
 //   bc        the teacher from the start of a fresh task to the end; every step kept.
@@ -39,6 +43,7 @@ struct Decision {
 struct Episode {
   TaskSpec task;
   std::string intro;
+  std::vector<int> goal;  // tokens of the intro's last paragraph, pinned in every view
   std::vector<std::string> observations;  // one per decision
   std::vector<int> tokens;
   std::vector<Decision> decisions;
@@ -84,6 +89,10 @@ struct Evaluation {
 };
 Evaluation evaluate(Policy& policy, const std::vector<TaskSpec>& tasks, const EnvFactory& make = make_env);
 Evaluation summarize(const std::vector<Episode>& episodes);
+// Teacher-forced agreement: the share of the teacher's decisions on `tasks` (one teacher episode
+// each) at which the policy's choice, reading the teacher's own history, is the teacher's action.
+// Imitation accuracy on held-out tasks: it shows learning where whole-task success is still 0.
+double agreement(Policy& policy, const std::vector<TaskSpec>& tasks, const TeacherFn& teacher, nexp::Random& rng);
 
 // ------------------------------------------------------------------ constructions
 
@@ -142,7 +151,16 @@ void collect(const CollectOptions& o, std::int64_t until, Policy& student, TaskS
 
 // ------------------------------------------------------------------ training examples
 
-// One window of at most `context` tokens ending at a labelled decision, with the decisions it trains.
+// What the student reads when deciding at episode token `end` (its kAct, inclusive): the goal (at most
+// context / 4 tokens), kGoal, then episode tokens [begin, end], begin as early as `context` allows.
+// Episode position p sits at p - begin + prefix in `tokens`.
+struct View {
+  std::vector<int> tokens;
+  int begin = 0, prefix = 0;
+};
+View view(const Episode& episode, int end, int context);
+
+// One view of at most `context` tokens ending at a labelled decision, with the decisions it trains.
 struct Target {
   int position = 0;                              // in the window
   std::vector<std::vector<int>> candidates;      // tokens of each admissible action
@@ -153,7 +171,8 @@ struct Window {
   std::vector<Target> targets;
 };
 // Cuts an episode into windows: from the last labelled decision backwards, each window covers the
-// labelled decisions with at least context / 2 tokens of history inside it (all of them from the start).
+// labelled decisions with at least half its stream tokens of history inside it (all of them from the
+// start).
 std::vector<Window> windows(const Episode& episode, int context);
 
 // The corpus as chat JSONL for fine-tuning a language model elsewhere: one line per episode,

@@ -91,7 +91,7 @@ double default_eps(World w);
 // ------------------------------------------------------------------ tokens
 
 constexpr int kVocab = 4096;
-constexpr int kPad = 0, kAct = 1, kObs = 2, kFirstWord = 8;
+constexpr int kPad = 0, kAct = 1, kObs = 2, kGoal = 3, kFirstWord = 8;
 std::vector<int> tokenize(const std::string& text);
 
 // ------------------------------------------------------------------ helpers shared by the worlds

@@ -4,6 +4,7 @@
 #include <nexp/table.hpp>
 
 #include <chrono>
+#include <cmath>
 #include <fstream>
 #include <map>
 
@@ -230,6 +231,14 @@ void report_teacher_success(const Setup& s, nexp::RunContext& ctx) {
   ctx.summary("teacher_success", static_cast<double>(ok) / static_cast<double>(s.env.eval.size()));
 }
 
+// The student's teacher-forced agreement with the noiseless planner on the held-out tasks (corpus.hpp:
+// agreement); NAN on a remote environment, which has no planner.
+double planner_agreement(const Setup& s, Student& student) {
+  if (s.env.remote) return NAN;
+  nexp::Random rng(0);
+  return agreement(student, s.env.eval, planner(Teacher(0)), rng);
+}
+
 // REINFORCE from a checkpoint; returns the success after `early` updates and at the end.
 std::pair<double, double> reinforce(const Setup& s, const RlOptions& rl, Student& student, std::uint64_t seed,
                                     nexp::RunContext& ctx, const std::string& label) {
@@ -281,26 +290,28 @@ namespace {
 using C = nexp::CsvColumn;
 
 struct Outcome {
-  std::map<std::string, std::vector<double>> success, generated, kept, coverage;
+  std::map<std::string, std::vector<double>> success, agreement, generated, kept, coverage;
   std::map<std::string, std::map<std::string, std::vector<double>>> by_type;
   std::map<std::string, std::int64_t> discarded_sum, generated_sum;
 };
 
 void record(Outcome& out, nexp::CsvWriter& csv, int seed, const std::string& c, const Trained& t,
-            const Evaluation& e, double seconds) {
+            const Evaluation& e, double agreement, double seconds) {
   const Ledger& l = t.corpus.ledger;
   out.success[c].push_back(e.success);
+  if (!std::isnan(agreement)) out.agreement[c].push_back(agreement);
   out.generated[c].push_back(static_cast<double>(l.generated));
   out.kept[c].push_back(static_cast<double>(l.kept));
   out.coverage[c].push_back(static_cast<double>(l.states.size()));
   out.discarded_sum[c] += l.discarded;
   out.generated_sum[c] += l.generated;
   for (const auto& [type, v] : e.by_type) out.by_type[c][type].push_back(v);
-  csv.row(seed, c, e.success, e.steps_on_success, l.generated, l.kept, l.discarded, l.discard_share(),
+  csv.row(seed, c, e.success, agreement, e.steps_on_success, l.generated, l.kept, l.discarded, l.discard_share(),
           static_cast<std::int64_t>(l.states.size()), l.rollouts, l.skipped, t.loss, seconds);
 }
 
 void summarize_outcome(nexp::RunContext& ctx, const Outcome& out) {
+  for (const auto& [c, v] : out.agreement) report_mean(ctx, "agreement_" + c, v);
   for (const auto& [c, v] : out.success) {
     report_mean(ctx, "success_" + c, v);
     ctx.summary("teacher_steps_" + c, nexp::stats::mean(out.generated.at(c)));
@@ -326,7 +337,8 @@ void write_by_type(nexp::RunContext& ctx, const Outcome& out) {
 
 nexp::CsvWriter seeds_table(nexp::RunContext& ctx) {
   return nexp::CsvWriter(ctx.artifacts_dir() / "seeds.csv",
-                         {C::integer("seed"), C::text("construction"), C::real("success"), C::real("steps_on_success"),
+                         {C::integer("seed"), C::text("construction"), C::real("success"), C::real("agreement"),
+                          C::real("steps_on_success"),
                           C::integer("teacher_steps"), C::integer("kept_steps"), C::integer("discarded_steps"),
                           C::real("discard_share"), C::integer("states_covered"), C::integer("rollouts"),
                           C::integer("skipped_tasks"), C::real("final_loss"), C::real("seconds")});
@@ -354,10 +366,11 @@ void run_sft(nexp::RunContext& ctx) {
       const auto t0 = std::chrono::steady_clock::now();
       const Trained t = construct(s, streams, warm, construction_from_name(name), s.o.budget);
       const Evaluation e = evaluate(*t.student, s.env.eval);
-      record(out, csv, seed, name, t, e, seconds_since(t0));
+      const double agree = planner_agreement(s, *t.student);
+      record(out, csv, seed, name, t, e, agree, seconds_since(t0));
       ctx.log_metrics(seed, {{"success_" + name, e.success}});
-      ctx.log().info("seed {} {}: success {:.3f}, teacher steps {}, kept {}, loss {:.3f}", seed, name, e.success,
-                     t.corpus.ledger.generated, t.corpus.ledger.kept, t.loss);
+      ctx.log().info("seed {} {}: success {:.3f}, agreement {:.3f}, teacher steps {}, kept {}, loss {:.3f}", seed, name,
+                     e.success, agree, t.corpus.ledger.generated, t.corpus.ledger.kept, t.loss);
       progress.advance();
     }
   }

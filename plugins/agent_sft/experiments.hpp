@@ -68,7 +68,7 @@ struct StudentOptions {
     o.add("dim", &StudentOptions::dim, "model width").range(8, 1024);
     o.add("layers", &StudentOptions::layers, "transformer blocks").range(1, 24);
     o.add("heads", &StudentOptions::heads, "attention heads (dim must be a multiple)").range(1, 64);
-    o.add("context", &StudentOptions::context, "history tokens the student reads").range(16, 4096);
+    o.add("context", &StudentOptions::context, "tokens the student reads: the pinned goal, then the latest history").range(16, 4096);
     o.add("batch", &StudentOptions::batch, "windows per update").range(1, 4096);
     o.add("lr", &StudentOptions::lr, "AdamW learning rate").range(1e-6, 1);
   }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 namespace agent_sft {
 
@@ -68,22 +69,6 @@ struct NetImpl : torch::nn::Module {
 };
 TORCH_MODULE(Net);
 
-// The copy term of eq. (pointer): for each token w of action a, its best match among the history
-// states the decision may see, mean_{w in a} max_{j <= t} q(E[w]) . k(h_j) / sqrt(d). It lets the
-// student point at a name or number it read (search[<the director>], echo <the count>).
-torch::Tensor copy_scores(Net& net, const torch::Tensor& states, const torch::Tensor& actions,
-                          const torch::Tensor& window_of, const torch::Tensor& position_of) {
-  const auto L = states.size(1);
-  auto keys = net->copy_k->forward(states).index({window_of});             // [M, L, d]
-  auto queries = net->copy_q->forward(net->tok->forward(actions));         // [M, La, d]
-  auto sim = torch::matmul(queries, keys.transpose(1, 2)) / std::sqrt(static_cast<double>(net->dim));
-  auto future = torch::arange(L, torch::kLong).unsqueeze(0) > position_of.unsqueeze(1);  // [M, L]
-  sim = sim.masked_fill(future.unsqueeze(1), -1e4);
-  auto best = std::get<0>(sim.max(-1));                                    // [M, La]
-  auto valid = (actions != kPad).to(torch::kFloat);
-  return (best * valid).sum(1) / valid.sum(1).clamp_min(1);
-}
-
 torch::Tensor pad_rows(const std::vector<const std::vector<int>*>& rows) {
   std::size_t width = 1;
   for (const auto* r : rows) width = std::max(width, r->size());
@@ -94,10 +79,56 @@ torch::Tensor pad_rows(const std::vector<const std::vector<int>*>& rows) {
   return t;
 }
 
+// The copy term of eq. (pointer): for each token w of action a, its best match among the history
+// states the decision may see, mean_{w in a} max_{j <= t} q(E[w]) . k(h_j) / sqrt(d). It lets the
+// student point at a name or number it read (search[<the director>], echo <the count>). The running
+// max over j is computed once per distinct token of a window's candidates (cummax), then read at each
+// decision's position: candidates share most of their tokens, so this is exact and far cheaper than
+// one max per candidate token.
+struct CopyIndex {
+  std::vector<std::vector<int>> distinct;    // per window: its candidates' distinct tokens
+  std::vector<long> window, slot, position;  // per candidate token, row-major [M, width] (pads: slot 0)
+};
+
+CopyIndex copy_index(const std::vector<const Window*>& batch, std::size_t width) {
+  CopyIndex ix;
+  for (std::size_t b = 0; b < batch.size(); ++b) {
+    std::map<int, long> slot_of;
+    ix.distinct.emplace_back();
+    for (const auto& t : batch[b]->targets)
+      for (const auto& c : t.candidates)
+        for (std::size_t i = 0; i < width; ++i) {
+          long slot = 0;
+          if (i < c.size()) {
+            const auto [it, added] = slot_of.emplace(c[i], static_cast<long>(slot_of.size()));
+            if (added) ix.distinct.back().push_back(c[i]);
+            slot = it->second;
+          }
+          ix.window.push_back(static_cast<long>(b));
+          ix.slot.push_back(slot);
+          ix.position.push_back(t.position);
+        }
+  }
+  return ix;
+}
+
+torch::Tensor copy_scores(Net& net, const torch::Tensor& states, const torch::Tensor& actions, const CopyIndex& ix) {
+  std::vector<const std::vector<int>*> rows;
+  for (const auto& d : ix.distinct) rows.push_back(&d);
+  auto queries = net->copy_q->forward(net->tok->forward(pad_rows(rows)));  // [B, U, d]
+  auto keys = net->copy_k->forward(states);                                // [B, L, d]
+  auto sim = torch::matmul(queries, keys.transpose(1, 2)) / std::sqrt(static_cast<double>(net->dim));
+  auto running = std::get<0>(sim.cummax(-1));                              // [B, U, L]: max over j <= t
+  auto best = running.index({torch::tensor(ix.window), torch::tensor(ix.slot), torch::tensor(ix.position)})
+                  .view(actions.sizes());                                  // [M, La]
+  auto valid = (actions != kPad).to(torch::kFloat);
+  return (best * valid).sum(1) / valid.sum(1).clamp_min(1);
+}
+
 // Scores [T, C] (masked with -inf past each target's candidates) of every target in the windows.
 torch::Tensor scores(Net& net, const std::vector<const Window*>& batch) {
   std::vector<const std::vector<int>*> seqs, cands;
-  std::vector<long> rows, cols, cand_rows, cand_cols;
+  std::vector<long> rows, cols;
   std::size_t widest = 0;
   for (std::size_t b = 0; b < batch.size(); ++b) {
     seqs.push_back(&batch[b]->tokens);
@@ -105,14 +136,14 @@ torch::Tensor scores(Net& net, const std::vector<const Window*>& batch) {
       rows.push_back(static_cast<long>(b));
       cols.push_back(t.position);
       widest = std::max(widest, t.candidates.size());
-      for (const auto& c : t.candidates) cands.push_back(&c), cand_rows.push_back(b), cand_cols.push_back(t.position);
+      for (const auto& c : t.candidates) cands.push_back(&c);
     }
   }
   auto states = net->encode(pad_rows(seqs));
   auto h = states.index({torch::tensor(rows), torch::tensor(cols)});  // [T, d]
   const auto actions = pad_rows(cands);
   auto e = net->embed_actions(actions);                                // [M, d]
-  auto copy = copy_scores(net, states, actions, torch::tensor(cand_rows), torch::tensor(cand_cols));  // [M]
+  auto copy = copy_scores(net, states, actions, copy_index(batch, actions.size(1)));  // [M]
   const long T = static_cast<long>(rows.size()), C = static_cast<long>(widest);
   auto index = torch::zeros({T, C}, torch::kLong);
   auto valid = torch::zeros({T, C}, torch::kBool);
@@ -136,10 +167,10 @@ torch::Tensor chosen_of(const std::vector<const Window*>& batch) {
   return torch::tensor(chosen);
 }
 
+// The view at the next decision: the episode so far, closed by the kAct the decision sits on.
 Window decision_window(const Episode& e, int context) {
   Window w;
-  const int begin = std::max(0, static_cast<int>(e.tokens.size()) + 1 - context);
-  w.tokens.assign(e.tokens.begin() + begin, e.tokens.end());
+  w.tokens = view(e, static_cast<int>(e.tokens.size()) - 1, context - 1).tokens;
   w.tokens.push_back(kAct);
   Target t;
   t.position = static_cast<int>(w.tokens.size()) - 1;

@@ -1,8 +1,10 @@
 #pragma once
-// The student: a small causal transformer over the last `context` tokens of the episode that scores
-// every admissible action (LibTorch, in student.cpp only; this header is torch-free).
+// The student: a small causal transformer over a view of the episode (corpus.hpp: the pinned goal,
+// then the latest tokens, `context` in all) that scores every admissible action (LibTorch, in
+// student.cpp only; this header is torch-free).
 //
-//   h_t   = LN(Block_L(... Block_1(E[x_{t-W+1..t}] + P[0..W-1])))[t]      (pre-norm blocks, causal)
+//   x     = view(episode) = goal, kGoal, the latest tokens up to the decision    (W <= context tokens)
+//   h_t   = LN(Block_L(... Block_1(E[x_{1..W}] + P[0..W-1])))[t]              (pre-norm blocks, causal)
 //   e(a)  = W_a mean_{w in a} E[w]                                          (the action's pooled tokens)
 //   c(a)  = mean_{w in a} max_{j <= t} q(E[w]) . k(h_j) / sqrt(d)           (pointer: copy what was read)
 //   pi(a | history) = softmax_{a in admissible} (h_t . e(a) / sqrt(d) + c(a))
@@ -22,7 +24,7 @@ struct StudentConfig {
   int dim = 64;
   int layers = 2;
   int heads = 4;
-  int context = 256;  // history tokens the student reads
+  int context = 256;  // tokens the student reads: the pinned goal and the latest history
   double lr = 2e-3;
   int batch = 16;     // windows per update
 };

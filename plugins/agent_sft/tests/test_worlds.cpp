@@ -211,6 +211,30 @@ TEST(Windows, EveryLabelledDecisionOnceAtItsActToken) {
   }
 }
 
+// The goal stays in view however long the episode: every view opens with the task's last paragraph
+// ("Your task is to: ..."), then kGoal, then the episode's tokens up to the decision, as many as fit.
+TEST(Windows, PinTheGoalAndKeepTheLatestTokens) {
+  nexp::Random rng(3);
+  Episode e = teacher_episode({World::Household, false, 4, 9}, 0.5, rng);
+  ASSERT_EQ(e.goal, tokenize(e.intro.substr(e.intro.rfind("Your task is to:"))));
+  ASSERT_GT(e.tokens.size(), 300u);  // longer than the context: the intro scrolls out
+  const int context = 128, g = static_cast<int>(e.goal.size());
+  for (const auto& d : e.decisions) {
+    const View v = view(e, d.position, context);
+    ASSERT_EQ(v.prefix, g + 1);
+    ASSERT_EQ(std::vector<int>(v.tokens.begin(), v.tokens.begin() + g), e.goal);
+    ASSERT_EQ(v.tokens[g], kGoal);
+    ASSERT_TRUE(std::equal(v.tokens.begin() + g + 1, v.tokens.end(), e.tokens.begin() + v.begin,
+                           e.tokens.begin() + d.position + 1));
+    EXPECT_EQ(v.tokens.size(), v.begin > 0 ? static_cast<std::size_t>(context) : d.position + 1 + g + 1u);
+  }
+  std::vector<int> pinned = e.goal;
+  pinned.push_back(kGoal);
+  for (auto& d : e.decisions) d.labelled = true;
+  for (const auto& w : windows(e, context))
+    EXPECT_EQ(std::vector<int>(w.tokens.begin(), w.tokens.begin() + g + 1), pinned);
+}
+
 TEST(Export, ChatJsonlWeightsTheKeptTeacherStepsOnly) {
   const Corpus c = collected(World::MiniShell, Construction::Cont, 0.1, 20);
   for (const auto& e : c.episodes) {
@@ -249,6 +273,26 @@ class Chain final : public Env {
   double q_;
   nexp::Random rng_;
 };
+
+// Agreement with the noiseless planner: 1 for a policy that asks the planner; for the fixed first-action
+// policy, the share of the planner's decisions that are the first admissible action (counted directly).
+TEST(Evaluator, AgreementCountsTheTeachersDecisionsMatched) {
+  for (World w : kWorlds) {
+    nexp::Random draw(5);
+    const auto tasks = draw_tasks(w, true, 12, draw);
+    nexp::Random rng(1);
+    PlannerPolicy planner_policy;
+    EXPECT_DOUBLE_EQ(agreement(planner_policy, tasks, planner(Teacher(0)), rng), 1.0) << world_name(w);
+    int first = 0, decisions = 0;
+    for (const auto& t : tasks) {
+      const Episode e = teacher_episode(t, 0, rng);
+      for (const auto& d : e.decisions) first += d.chosen == 0, ++decisions;
+    }
+    FixedPolicy fixed;
+    EXPECT_DOUBLE_EQ(agreement(fixed, tasks, planner(Teacher(0)), rng), static_cast<double>(first) / decisions)
+        << world_name(w);
+  }
+}
 
 // The policy plays right with probability p.
 class Biased final : public Policy {
