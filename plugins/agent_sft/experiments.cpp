@@ -235,7 +235,7 @@ void report_teacher_success(const Setup& s, nexp::RunContext& ctx) {
 // agreement); NAN on a remote environment, which has no planner.
 double planner_agreement(const Setup& s, Student& student) {
   if (s.env.remote) return NAN;
-  nexp::Random rng(0);
+  nexp::Random rng(0);  // eps = 0: the teacher's draws change nothing
   return agreement(student, s.env.eval, planner(Teacher(0)), rng);
 }
 
