@@ -230,13 +230,13 @@ void collect(const CollectOptions& o, std::int64_t until, Policy& student, TaskS
   }
 }
 
-View view(const Episode& episode, int end, int context) {
+View view(const Episode& episode, int end, int context, int reserve) {
   View v;
   const int goal = std::min(static_cast<int>(episode.goal.size()), context / 4);
   v.tokens.assign(episode.goal.begin(), episode.goal.begin() + goal);
   v.tokens.push_back(kGoal);
   v.prefix = goal + 1;
-  v.begin = std::max(0, end + 1 - (context - v.prefix));
+  v.begin = std::max(0, end + 1 - (context - reserve - v.prefix));
   v.tokens.insert(v.tokens.end(), episode.tokens.begin() + v.begin, episode.tokens.begin() + end + 1);
   return v;
 }

@@ -152,13 +152,14 @@ void collect(const CollectOptions& o, std::int64_t until, Policy& student, TaskS
 // ------------------------------------------------------------------ training examples
 
 // What the student reads when deciding at episode token `end` (its kAct, inclusive): the goal (at most
-// context / 4 tokens), kGoal, then episode tokens [begin, end], begin as early as `context` allows.
-// Episode position p sits at p - begin + prefix in `tokens`.
+// context / 4 tokens), kGoal, then episode tokens [begin, end], begin as early as `context` allows with
+// `reserve` tokens left free (the decision's own kAct, not yet in the episode). Episode position p sits
+// at p - begin + prefix in `tokens`.
 struct View {
   std::vector<int> tokens;
   int begin = 0, prefix = 0;
 };
-View view(const Episode& episode, int end, int context);
+View view(const Episode& episode, int end, int context, int reserve = 0);
 
 // One view of at most `context` tokens ending at a labelled decision, with the decisions it trains.
 struct Target {

@@ -170,7 +170,7 @@ torch::Tensor chosen_of(const std::vector<const Window*>& batch) {
 // The view at the next decision: the episode so far, closed by the kAct the decision sits on.
 Window decision_window(const Episode& e, int context) {
   Window w;
-  w.tokens = view(e, static_cast<int>(e.tokens.size()) - 1, context - 1).tokens;
+  w.tokens = view(e, static_cast<int>(e.tokens.size()) - 1, context, 1).tokens;
   w.tokens.push_back(kAct);
   Target t;
   t.position = static_cast<int>(w.tokens.size()) - 1;

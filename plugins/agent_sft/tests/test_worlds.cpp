@@ -227,6 +227,9 @@ TEST(Windows, PinTheGoalAndKeepTheLatestTokens) {
     ASSERT_TRUE(std::equal(v.tokens.begin() + g + 1, v.tokens.end(), e.tokens.begin() + v.begin,
                            e.tokens.begin() + d.position + 1));
     EXPECT_EQ(v.tokens.size(), v.begin > 0 ? static_cast<std::size_t>(context) : d.position + 1 + g + 1u);
+    const View r = view(e, d.position, context, 1);  // room for a decision's kAct: the same goal, one token less
+    EXPECT_EQ(r.prefix, v.prefix);
+    EXPECT_EQ(r.tokens.size(), std::min(v.tokens.size(), static_cast<std::size_t>(context - 1)));
   }
   std::vector<int> pinned = e.goal;
   pinned.push_back(kGoal);
