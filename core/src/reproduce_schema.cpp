@@ -166,8 +166,8 @@ ResultCheck parse_check(const YAML::Node& node, const Ctx& ctx) {
   if (node["trials"]) c.trials = get_selection(node["trials"], ctx, "trials");
   if (node["baseline"]) c.baseline = get_selection(node["baseline"], ctx, "baseline");
   if (node["aggregate"]) {
-    static const std::vector<std::string> kinds = {"only", "mean",  "median",    "min",      "max",
-                                                   "sum",  "count", "paired_lo", "paired_hi"};
+    static const std::vector<std::string> kinds = {"only",  "mean",    "median",    "min",      "max",      "sum",
+                                                   "count", "mean_lo", "mean_hi",   "paired_lo", "paired_hi"};
     c.aggregate = get_string(node["aggregate"], ctx, "aggregate");
     if (std::find(kinds.begin(), kinds.end(), c.aggregate) == kinds.end())
       ctx.in("aggregate").fail(node["aggregate"], fmt::format("expected one of {}, found '{}'", fmt::join(kinds, ", "), c.aggregate));
@@ -175,6 +175,10 @@ ResultCheck parse_check(const YAML::Node& node, const Ctx& ctx) {
   if (c.paired() && c.baseline.empty())
     ctx.in("aggregate").fail(node["aggregate"], fmt::format("`{}` is a bound of the interval of trials minus their "
                                                             "partners in `baseline:`; give `baseline:`", c.aggregate));
+  if ((c.aggregate == "mean_lo" || c.aggregate == "mean_hi") && !c.baseline.empty())
+    ctx.in("aggregate").fail(node["aggregate"], fmt::format("`{}` bounds the mean of one selection; for an interval of "
+                                                            "trials minus `baseline:` use `paired_lo`/`paired_hi`",
+                                                            c.aggregate));
   if (node["paper"]) c.paper = get_number(node["paper"], ctx, "paper");
   c.recorded = get_number(node["recorded"], ctx, "recorded");
   c.recorded_text = node["recorded"].Scalar();

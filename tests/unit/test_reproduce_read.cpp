@@ -77,6 +77,19 @@ TEST(Reproduce, ReadsSummariesArtifactsAndSweepTrials) {
   const double half = 4.302652729749464 * sd / std::sqrt(3.0);
   s.aggregate = "paired_lo";
   EXPECT_NEAR(*read_check(s, plan.folder, nullptr), dm - half, 1e-9);
+  // Unpaired, over one lr's seeds: mean -+ t sd / sqrt(3), the same t.
+  ResultCheck m = s;
+  m.baseline.clear();
+  const std::vector<double>& x = mse["0.05"];
+  const double sx = std::sqrt(((x[0] - mean05) * (x[0] - mean05) + (x[1] - mean05) * (x[1] - mean05) +
+                               (x[2] - mean05) * (x[2] - mean05)) / 2);
+  m.aggregate = "mean_lo";
+  EXPECT_NEAR(*read_check(m, plan.folder, nullptr), mean05 - 4.302652729749464 * sx / std::sqrt(3.0), 1e-9);
+  m.aggregate = "mean_hi";
+  EXPECT_NEAR(*read_check(m, plan.folder, nullptr), mean05 + 4.302652729749464 * sx / std::sqrt(3.0), 1e-9);
+  m.trials = {{"params.lr", {"0.05"}}, {"seed", {"1"}}};
+  EXPECT_FALSE(read_check(m, plan.folder, &why)) << "one value has no interval";
+  EXPECT_NE(why.find("needs two values or more"), std::string::npos) << why;
   s.aggregate = "paired_hi";
   EXPECT_NEAR(*read_check(s, plan.folder, nullptr), dm + half, 1e-9);
   s.baseline = {{"seed", {"0"}}};

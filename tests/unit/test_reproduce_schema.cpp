@@ -100,6 +100,9 @@ TEST(Reproduce, SchemaErrorsNameFileLineKeyExpectedAndFound) {
   EXPECT_NE(e.find("`paired_lo` is a bound of the interval of trials minus their partners in `baseline:`"),
             std::string::npos) << e;
 
+  e = error_of(replace(kValid, "{id: n, metric: agree,", "{id: n, aggregate: mean_lo, baseline: {seed: 0}, metric: agree,"));
+  EXPECT_NE(e.find("`mean_lo` bounds the mean of one selection"), std::string::npos) << e;
+
   e = error_of("plugin: demo\nrows: [{id: a, claim: c, command: {external: ./bench.sh}, cost: 1, quick: true}]\n");
   EXPECT_NE(e.find("cannot be quick"), std::string::npos) << e;
 }

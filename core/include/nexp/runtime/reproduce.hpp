@@ -31,6 +31,7 @@
 //           where: {family: dag_dense}       #   on the rows whose columns hold these values (or any of a list)
 //           trials: {params.variant: ddr}    # sweeps: the trials whose axes take these values
 //           aggregate: mean                  # only (default: exactly one value), mean, median, min, max, sum, count,
+//                                            # mean_lo / mean_hi (the 95% t interval of the mean of the values),
 //                                            # paired_lo / paired_hi (the 95% t interval of trials minus baseline,
 //                                            # paired on the axes neither selection names, e.g. the seed)
 //           baseline: {params.variant: ddr}  # sweeps: minus the same aggregate over these trials
