@@ -172,6 +172,20 @@ void Problems::raise() const {
   throw ConfigError(all);
 }
 
+namespace {
+
+// A real in the shortest text that reads back to the same double (0.2, not yaml-cpp's 0.20000000000000001),
+// with a point where it would otherwise read as an integer (3.0).
+YAML::Node real_to_yaml(double v) {
+  if (std::isnan(v)) return YAML::Node(".nan");
+  if (std::isinf(v)) return YAML::Node(v > 0 ? ".inf" : "-.inf");
+  std::string text = fmt::format("{}", v);
+  if (text.find_first_of(".e") == std::string::npos) text += ".0";
+  return YAML::Node(text);
+}
+
+}  // namespace
+
 YAML::Node value_to_yaml(const Value& value) {
   const Type t = type_of(value);
   if (t == Type::Map) {
@@ -191,11 +205,9 @@ YAML::Node value_to_yaml(const Value& value) {
       [&](const auto& v) {
         using T = std::decay_t<decltype(v)>;
         if constexpr (std::is_same_v<T, double>) {
-          if (std::isnan(v)) n = ".nan";
-          else if (std::isinf(v)) n = v > 0 ? ".inf" : "-.inf";
-          else n = v;
+          n = real_to_yaml(v);
         } else if constexpr (std::is_same_v<T, std::vector<double>>) {
-          for (double x : v) n.push_back(x);
+          for (double x : v) n.push_back(real_to_yaml(x));
           n.SetStyle(YAML::EmitterStyle::Flow);
         } else if constexpr (std::is_same_v<T, std::vector<std::int64_t>> || std::is_same_v<T, std::vector<std::string>>) {
           for (const auto& x : v) n.push_back(x);

@@ -49,6 +49,20 @@ TEST(Config, HashIgnoresPlacementButNotParameters) {
   EXPECT_EQ(load_experiment(file, {}, registry_with_scaffold()).to_yaml_text(), a.to_yaml_text());
 }
 
+TEST(Config, RealsAreWrittenInTheirShortestText) {
+  const std::string text = load(kBase, {"params.lr=0.2"}).to_yaml_text();
+  EXPECT_HAS(text, "lr: 0.2\n");
+  EXPECT_EQ(text.find("0.2000"), std::string::npos) << text;
+  EXPECT_HAS(load(kBase, {"params.lr=1"}).to_yaml_text(), "lr: 1.0\n") << "a real stays a real";
+  EXPECT_HAS(load(kBase, {"params.lr=3e-06"}).to_yaml_text(), "lr: 3e-06\n");
+  TempDir dir;
+  for (const char* lr : {"0.1", "0.3", "0.7000000000000001", "1.5e-06", "0.123456789012345"}) {
+    const Experiment e = load(kBase, {std::string("params.lr=") + lr});
+    const Experiment back = load_experiment(dir.write("r.yaml", e.to_yaml_text()), {}, registry_with_scaffold());
+    EXPECT_EQ(back.params.get_real("lr"), e.params.get_real("lr")) << "reads back to the same double: " << lr;
+  }
+}
+
 TEST(Config, AKeyWrittenTwiceNamesBothLines) {
   auto msg = error_of(std::string(kBase) + "seed: 4\n");
   EXPECT_HAS(msg, "key 'seed' is written twice");
