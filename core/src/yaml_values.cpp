@@ -174,14 +174,12 @@ void Problems::raise() const {
 
 namespace {
 
-// A real in the shortest text that reads back to the same double (0.2, not yaml-cpp's 0.20000000000000001),
-// with a point where it would otherwise read as an integer (3.0).
+// A real as `to_string` writes it (0.2, not yaml-cpp's 0.20000000000000001; 3.0 stays a real), or YAML's
+// spelling of the non-finite ones.
 YAML::Node real_to_yaml(double v) {
   if (std::isnan(v)) return YAML::Node(".nan");
   if (std::isinf(v)) return YAML::Node(v > 0 ? ".inf" : "-.inf");
-  std::string text = fmt::format("{}", v);
-  if (text.find_first_of(".e") == std::string::npos) text += ".0";
-  return YAML::Node(text);
+  return YAML::Node(to_string(Value(v)));
 }
 
 }  // namespace
