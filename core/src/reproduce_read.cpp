@@ -210,7 +210,7 @@ double aggregate(const ResultCheck& check, std::vector<double> v) {
   }
   if (a == "sum") return std::accumulate(v.begin(), v.end(), 0.0);
   if (a == "mean") return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
-  if (a == "mean_lo" || a == "mean_hi") {  // the 95% t interval of the mean of what matches (seeds, say)
+  if (check.mean_bound()) {  // the 95% t interval of the mean of what matches (seeds, say)
     if (v.size() < 2) throw DataError("an interval of the mean needs two values or more");
     const stats::Interval ci = stats::mean_t_interval(v);
     return a == "mean_lo" ? ci.low : ci.high;

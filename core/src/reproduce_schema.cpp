@@ -175,7 +175,7 @@ ResultCheck parse_check(const YAML::Node& node, const Ctx& ctx) {
   if (c.paired() && c.baseline.empty())
     ctx.in("aggregate").fail(node["aggregate"], fmt::format("`{}` is a bound of the interval of trials minus their "
                                                             "partners in `baseline:`; give `baseline:`", c.aggregate));
-  if ((c.aggregate == "mean_lo" || c.aggregate == "mean_hi") && !c.baseline.empty())
+  if (c.mean_bound() && !c.baseline.empty())
     ctx.in("aggregate").fail(node["aggregate"], fmt::format("`{}` bounds the mean of one selection; for an interval of "
                                                             "trials minus `baseline:` use `paired_lo`/`paired_hi`",
                                                             c.aggregate));

@@ -90,6 +90,7 @@ struct NEXP_API ResultCheck {
   std::string show;  // empty: the recorded text
   std::string source() const;  // "summary agree_graphs", "slopes.csv: slope where family=dag_dense"
   bool paired() const { return aggregate == "paired_lo" || aggregate == "paired_hi"; }
+  bool mean_bound() const { return aggregate == "mean_lo" || aggregate == "mean_hi"; }
 };
 
 struct NEXP_API ResultCommand {
